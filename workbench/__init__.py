@@ -1,0 +1,33 @@
+"""Ascend C kernel workbench: host tiling, UB budget, goldens and precision reports for Ascend C ops.
+
+Public API: Case, plan, make_inputs, golden, compare, verify, OPS, PLATFORMS. Importing this package never
+imports ipywidgets, altair, pandas or acl; those load inside the functions that need them.
+"""
+
+from __future__ import annotations
+
+from .case import Case
+from .compare import Report, assert_close, compare
+from .errors import WorkbenchError
+from .pipeline import golden, make_inputs, plan, verify
+from .platform import PLATFORMS, Platform
+from .registry import OPS, OpSpec
+from .tiling import TilingPlan
+
+__all__ = [
+    "OPS",
+    "PLATFORMS",
+    "Case",
+    "OpSpec",
+    "Platform",
+    "Report",
+    "TilingPlan",
+    "WorkbenchError",
+    "assert_close",
+    "compare",
+    "golden",
+    "make_inputs",
+    "plan",
+    "verify",
+]
+__version__ = "0.1.0"

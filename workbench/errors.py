@@ -1,0 +1,54 @@
+"""Every rejection the workbench makes is a WorkbenchError naming the field, the value and what is allowed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class WorkbenchError(ValueError):
+    """Base class. `field`, `value` and `allowed` are kept for programmatic use (widgets, JSON)."""
+
+    def __init__(self, field: str, value: Any, allowed: str, *, code: int | None = None) -> None:
+        self.field, self.value, self.allowed, self.code = field, value, allowed, code
+        suffix = f" [aclnn {code}]" if code is not None else ""
+        super().__init__(f"{field}: got {value!r}; allowed: {allowed}{suffix}")
+
+
+class UnknownName(WorkbenchError):
+    """An op, platform, distribution, standard or dtype name that does not exist."""
+
+
+class InvalidDtype(WorkbenchError):
+    """A dtype (or dtype pair) outside the op's delivered matrix."""
+
+
+class InvalidShape(WorkbenchError):
+    """A shape, rank or shape relation the op's contract does not allow."""
+
+
+class InvalidFormat(WorkbenchError):
+    """A tensor format the op does not accept."""
+
+
+class InvalidAttr(WorkbenchError):
+    """An attribute that is missing, unknown, of the wrong type or out of range."""
+
+
+class NullTensor(WorkbenchError):
+    """A required tensor is missing (aclnn ACLNN_ERR_PARAM_NULLPTR)."""
+
+
+class InvalidInput(WorkbenchError):
+    """Input data that violates a data-dependent check (e.g. an index out of range)."""
+
+
+class UnsupportedPlatform(WorkbenchError):
+    """The op is not delivered for that SoC, or the platform file is unusable."""
+
+
+class InfeasibleTiling(WorkbenchError):
+    """The host tiling cannot place the case in the Unified Buffer."""
+
+
+ACLNN_ERR_PARAM_NULLPTR = 161001
+ACLNN_ERR_PARAM_INVALID = 161002

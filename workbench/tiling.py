@@ -1,0 +1,180 @@
+"""TilingPlan: what host tiling decided, in one frozen record shared by every op."""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from .errors import InfeasibleTiling
+
+BLOCK_BYTES = 32  # UB/DataCopy granule (ascend-facts §2.5)
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def align_up(x: int, a: int) -> int:
+    return ceil_div(x, a) * a
+
+
+def align_down(x: int, a: int) -> int:
+    return (x // a) * a
+
+
+@dataclass(frozen=True)
+class UbBuffer:
+    """One InitBuffer allocation: `count` buffers (queue depth) of `bytes_each`, rounded up to 32 B."""
+
+    name: str
+    count: int
+    bytes_each: int
+    note: str = ""
+
+    @property
+    def total(self) -> int:
+        return self.count * align_up(self.bytes_each, BLOCK_BYTES)
+
+
+@dataclass(frozen=True)
+class CoreRange:
+    """The slice of work one block (core) owns: [start, start + count) in `unit`s (elements, rows, lanes)."""
+
+    core: int
+    start: int
+    count: int
+    tiles: int
+    last_tile: int
+    tail: int = 0  # extra elements handled after the tiles (Cast's back-stepped tail window)
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.count
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where the kernel computed one output element (for tracing a mismatch back into the tiling)."""
+
+    core: int | None
+    tile: int | None
+    offset: int | None
+    tail: bool
+    detail: str = ""
+
+    def __str__(self) -> str:
+        core = "?" if self.core is None else self.core
+        tile = "?" if self.tile is None else self.tile
+        where = f"core {core}, tile {tile}, offset {self.offset}{' (tail)' if self.tail else ''}"
+        return f"{where}; {self.detail}" if self.detail else where
+
+
+@dataclass(frozen=True)
+class TilingPlan:
+    """The host tiling decision for one Case.
+
+    `fields` holds every TilingData field (same names and order as the C struct in
+    `kernels/<op>/<op>_tiling.h`); `cores` the per-core ranges in `unit`s; `ub_buffers` the UB plan
+    against `ub_capacity` (the UB the kernel may allocate after the reserve); `copy_bytes` every
+    distinct DataCopy length (bytes) the kernel issues without padding.
+    """
+
+    op: str
+    platform: str
+    tiling_key: int
+    tiling_name: str
+    block_dim: int
+    fields: Mapping[str, int]
+    unit: str
+    cores: tuple[CoreRange, ...]
+    ub_buffers: tuple[UbBuffer, ...]
+    ub_size: int
+    ub_reserved: int
+    workspace_bytes: int
+    notes: tuple[str, ...]
+    copy_bytes: tuple[int, ...] = ()
+    struct_type: type[ctypes.Structure] | None = field(default=None, repr=False, compare=False)
+    locator: Callable[[int, str | None], Location] | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fields", MappingProxyType(dict(self.fields)))
+
+    @property
+    def ub_capacity(self) -> int:
+        return self.ub_size - self.ub_reserved
+
+    @property
+    def ub_used(self) -> int:
+        return sum(b.total for b in self.ub_buffers)
+
+    @property
+    def ub_fraction(self) -> float:
+        return self.ub_used / self.ub_capacity if self.ub_capacity else 0.0
+
+    def locate(self, index: int, output: str | None = None) -> Location:
+        """Map a flat (C-order) index of an output element to the core/tile/offset that computed it."""
+        if self.locator is None:
+            return Location(None, None, None, False, "no locator for this op")
+        return self.locator(int(index), output)
+
+    def tiling_data(self) -> ctypes.Structure:
+        """The TilingData struct the kernel reads, filled from `fields`."""
+        if self.struct_type is None:
+            raise TypeError(f"{self.op}: no TilingData struct registered")
+        data = self.struct_type(**self.fields)
+        for name, value in self.fields.items():
+            if getattr(data, name) != value:  # ctypes wraps silently; the kernel would read garbage
+                raise InfeasibleTiling(f"TilingData.{name}", value, f"a value that fits its C type in {self.op}")
+        return data
+
+    def tiling_bytes(self) -> bytes:
+        return bytes(self.tiling_data())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "op": self.op,
+            "platform": self.platform,
+            "tiling_key": self.tiling_key,
+            "tiling_name": self.tiling_name,
+            "block_dim": self.block_dim,
+            "fields": dict(self.fields),
+            "unit": self.unit,
+            "cores": [
+                {
+                    "core": c.core,
+                    "start": c.start,
+                    "count": c.count,
+                    "tiles": c.tiles,
+                    "last_tile": c.last_tile,
+                    "tail": c.tail,
+                }
+                for c in self.cores
+            ],
+            "ub": {
+                "capacity": self.ub_capacity,
+                "size": self.ub_size,
+                "reserved": self.ub_reserved,
+                "used": self.ub_used,
+                "buffers": [
+                    {"name": b.name, "count": b.count, "bytes_each": b.bytes_each, "total": b.total, "note": b.note}
+                    for b in self.ub_buffers
+                ],
+            },
+            "workspace_bytes": self.workspace_bytes,
+            "copy_bytes": list(self.copy_bytes),
+            "notes": list(self.notes),
+        }
+
+
+def even_split(total: int, parts: int) -> list[tuple[int, int]]:
+    """(start, count) of `parts` contiguous chunks: the first total % parts get one more (former/tail cores)."""
+    base, extra = divmod(total, parts)
+    out, start = [], 0
+    for i in range(parts):
+        n = base + (1 if i < extra else 0)
+        out.append((start, n))
+        start += n
+    return out
