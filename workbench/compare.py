@@ -1,0 +1,329 @@
+"""Precision comparison: compare(actual, expected, dtype) -> Report; assert_close is a thin wrapper.
+
+One vectorized pass in float64 (bf16 upcast through ml_dtypes) resolves NaN/Inf agreement, then the chosen
+standard (exact, double_thousandth, single_benchmark, mixed_tolerance; tables in _standards.py) judges the
+finite pairs. ULP distances use the output dtype's bit patterns, mapped sign-magnitude -> ordered integer.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._standards import JUDGES, STANDARDS, Pairs, float_pairs, int_pairs
+from .dtypes import NUMPY, canonical, is_float
+from .errors import InvalidAttr, InvalidDtype, InvalidShape, UnknownName
+
+__all__ = ["STANDARDS", "Element", "Report", "assert_close", "compare"]
+
+
+@dataclass(frozen=True)
+class Element:
+    index: tuple[int, ...]
+    flat: int
+    expected: float | int
+    actual: float | int
+    abs_err: float
+    rel_err: float
+    ulp: int | None
+    inputs: dict[str, Any] = field(default_factory=dict)
+    location: str = ""
+
+
+@dataclass(frozen=True)
+class Report:
+    name: str
+    dtype: str
+    standard: str
+    shape: tuple[int, ...]
+    thresholds: dict[str, Any]
+    passed: bool
+    numel: int
+    failed: int
+    nan_mismatch: int
+    inf_mismatch: int
+    max_abs_err: float
+    max_rel_err: float
+    mere: float | None
+    mare: float | None
+    bit_exact_ratio: float
+    max_ulp: int
+    mean_ulp: float
+    ulp0: int
+    ulp1: int
+    ulp_gt1: int
+    verdict: str
+    notes: tuple[str, ...] = ()
+    worst: tuple[Element, ...] = ()
+    metrics: dict[str, Any] = field(default_factory=dict)
+    mode: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def _summary(self) -> list[tuple[str, str]]:
+        errs = f"max_abs_err {_fmt(self.max_abs_err)}  max_rel_err {_fmt(self.max_rel_err)}"
+        if self.mere is not None:
+            errs += f"  MERE {_fmt(self.mere)}  MARE {_fmt(self.mare)}"
+        return [
+            (
+                "counts",
+                f"failed {self.failed}/{self.numel}  nan_mismatch {self.nan_mismatch}  "
+                f"inf_mismatch {self.inf_mismatch}",
+            ),
+            ("errors", errs),
+            (
+                "ulp",
+                f"bit_exact {self.bit_exact_ratio:.4%}  max_ulp {self.max_ulp}  mean_ulp {_fmt(self.mean_ulp)}  "
+                f"ulp=0: {self.ulp0}  ulp=1: {self.ulp1}  ulp>1: {self.ulp_gt1}",
+            ),
+            ("verdict", self.verdict),
+            *(("note", n) for n in self.notes),
+        ]
+
+    def header(self) -> str:
+        thr = " ".join(f"{k}={_fmt(v)}" for k, v in self.thresholds.items())
+        shape = "x".join(map(str, self.shape)) or "scalar"
+        mode = f" mode={self.mode}" if self.mode else ""
+        return f"{'PASS' if self.passed else 'FAIL'} {self.name} [{self.dtype} {shape}]{mode} {self.standard} ({thr})"
+
+    def _rows(self) -> list[list[str]]:
+        return [
+            [
+                str(e.index),
+                str(e.flat),
+                _fmt(e.expected, 9),
+                _fmt(e.actual, 9),
+                _fmt(e.abs_err),
+                _fmt(e.rel_err),
+                _fmt(e.ulp),
+                e.location,
+                ", ".join(f"{k}={_fmt(v, 9)}" for k, v in e.inputs.items()),
+            ]
+            for e in self.worst
+        ]
+
+    def text(self) -> str:
+        lines = [self.header(), *(f"  {k}: {v}" for k, v in self._summary())]
+        if self.worst:
+            rows = [_COLUMNS, *self._rows()]
+            widths = [max(len(r[i]) for r in rows) for i in range(len(_COLUMNS))]
+            lines.append(f"  worst {len(self.worst)} (failing first, then largest error):")
+            lines += ["    " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        e = html.escape
+        color = "#1a7f37" if self.passed else "#cf222e"
+        out = [f'<div><b style="color:{color}">{e(self.header())}</b>', "<table>"]
+        out += [
+            f"<tr><th style='text-align:left'>{e(k)}</th><td style='text-align:left'>{e(v)}</td></tr>"
+            for k, v in self._summary()
+        ]
+        out.append("</table>")
+        if self.worst:
+            out.append("<table><tr>" + "".join(f"<th>{e(c)}</th>" for c in _COLUMNS) + "</tr>")
+            out += ["<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in self._rows()]
+            out.append("</table>")
+        return "\n".join([*out, "</div>"])
+
+    def to_json(self) -> dict[str, Any]:
+        d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "worst"}
+        d["worst"] = [{k: getattr(w, k) for k in w.__dataclass_fields__} for w in self.worst]
+        return _jsonable(d)
+
+
+_COLUMNS = ["index", "flat", "expected", "actual", "abs_err", "rel_err", "ulp", "location", "inputs"]
+
+
+def _fmt(x: Any, digits: int = 6) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, (bool, np.bool_)):
+        return str(bool(x))
+    if isinstance(x, (float, np.floating)):
+        return f"{float(x):.{digits}g}"
+    return str(x)
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _jsonable(x.tolist())
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+    if x is None or isinstance(x, (bool, int, float, str)):
+        return x
+    return str(x)
+
+
+def _top(x: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the k largest values, largest first, ties by position.
+
+    A strided sample's k-th largest value bounds the answer from below, so only the few elements above it
+    (plus the first ties) go through argpartition instead of all 16M."""
+    k = min(k, x.size)
+    if k <= 0:
+        return np.zeros(0, np.int64)
+    cand = np.arange(x.size)
+    if x.size > 65536 and k <= 1024:
+        sample = x[:: x.size // 16384]
+        thr = np.partition(sample, sample.size - k)[sample.size - k]
+        if np.isnan(thr):  # severity is NaN-free by construction; stay correct if not
+            return _top(np.nan_to_num(x, nan=-np.inf), k)
+        cand = np.flatnonzero(x > thr)
+        if cand.size < k:
+            cand = np.concatenate([cand, np.flatnonzero(x == thr)[: k - cand.size]])
+    if cand.size > k:
+        cand = cand[np.argpartition(-x[cand], k - 1)[:k]]
+    return cand[np.lexsort((cand, -x[cand]))]
+
+
+def _pick(fail: np.ndarray, severity: np.ndarray, n: int) -> np.ndarray:
+    failing = np.flatnonzero(fail)
+    chosen = failing[_top(severity[failing], n)]
+    if chosen.size < n:
+        rest = severity.copy()
+        rest[failing] = -np.inf
+        chosen = np.concatenate([chosen, _top(rest, min(n - chosen.size, rest.size - failing.size))])
+    return chosen
+
+
+def _check(actual: Any, expected: Any, dtype: str, standard: str | None, worst: int) -> tuple[Any, ...]:
+    dtype = canonical(dtype)
+    a, g = np.asarray(actual), np.asarray(expected)
+    if a.shape != g.shape:
+        raise InvalidShape("actual.shape", a.shape, f"the expected (golden) shape {g.shape}")
+    for which, arr in (("actual", a), ("expected", g)):
+        if arr.dtype not in NUMPY.values() and arr.dtype != np.float64:
+            raise InvalidDtype(f"{which}.dtype", str(arr.dtype), ", ".join([*NUMPY, "float64"]))
+    if standard is not None and standard not in STANDARDS:
+        raise UnknownName("standard", standard, ", ".join(STANDARDS))
+    if isinstance(worst, bool) or not isinstance(worst, (int, np.integer)) or worst < 0:
+        raise InvalidAttr("worst", worst, "an integer >= 0")
+    return dtype, a, g
+
+
+def compare(
+    actual: Any,
+    expected: Any,
+    dtype: str,
+    standard: str | None = None,
+    *,
+    name: str = "out",
+    inputs: Callable[[tuple[int, ...]], dict[str, Any]] | None = None,
+    locate: Callable[[int], object] | None = None,
+    worst: int = 10,
+    mode: str | None = None,
+) -> Report:
+    """Compare a kernel output with its golden under `standard` (None: exact for integers/bool, else
+    double_thousandth). `inputs(index)` and `locate(flat)` annotate the worst elements."""
+    dtype, a, g = _check(actual, expected, dtype, standard, worst)
+    floating = is_float(dtype)
+    asked = standard or ("double_thousandth" if floating else "exact")
+    notes = [] if mode is None else [f"golden computed in overflow mode {mode!r}"]
+    if not floating and asked != "exact":
+        notes.append(f"{dtype} output: compared bit-exactly whatever the standard ({asked!r} requested; §4.3, §4.6)")
+    out = NUMPY[dtype]
+    for which, arr in (("actual", a), ("expected", g)):
+        if arr.dtype != out:
+            notes.append(
+                f"{which} given as {arr.dtype.name}: errors use its own precision; bits/ULP use it as {dtype}"
+                if floating
+                else f"{which} given as {arr.dtype.name}: compared by integer value"
+            )
+    if a.size == 0:
+        notes.append("empty output: nothing to compare")
+    with np.errstate(all="ignore"):
+        p, ulp = (float_pairs if floating else int_pairs)(a.ravel(), g.ravel(), dtype)
+        std = asked if floating else "exact"
+        o = JUDGES[std](p)
+        if p.special.size:  # agreeing specials never rank above real errors
+            o.severity[p.special] = np.where(p.special_fail, np.inf, 0.0)
+        finite: Any = True
+        if p.special.size:
+            finite = np.ones(a.size, bool)
+            finite[p.special] = False
+        max_abs = float(np.max(p.err, where=finite, initial=0.0)) if a.size else 0.0
+        max_rel = float(np.max(o.rel, where=finite, initial=0.0)) if a.size else 0.0
+        nan_a, nan_g = np.isnan(p.a[p.special]), np.isnan(p.g[p.special])
+        bad_ulp = int((nan_a | nan_g).sum())  # ulp is -1 there: undefined next to a NaN
+        valid = a.size - bad_ulp
+        ulp0, ulp1 = int((ulp == 0).sum()), int((ulp == 1).sum())
+        chosen = _pick(o.fail, o.severity, worst)
+        elements = tuple(_element(int(i), a, g, p, o.rel, ulp, inputs, locate) for i in chosen)
+    return Report(
+        name=name,
+        dtype=dtype,
+        standard=std,
+        shape=tuple(a.shape),
+        thresholds=o.thresholds,
+        passed=bool(o.passed),
+        numel=int(a.size),
+        failed=int(o.fail.sum()),
+        nan_mismatch=int((nan_a != nan_g).sum()),
+        inf_mismatch=int((p.special_fail & ~nan_a & ~nan_g).sum()),
+        max_abs_err=max_abs,
+        max_rel_err=max_rel,
+        mere=o.metrics.get("mere"),
+        mare=o.metrics.get("mare"),
+        bit_exact_ratio=float(p.bit_equal.sum()) / a.size if a.size else 1.0,
+        max_ulp=int(ulp.max(initial=0)),
+        mean_ulp=float(ulp.sum() + bad_ulp) / valid if valid else 0.0,
+        ulp0=ulp0,
+        ulp1=ulp1,
+        ulp_gt1=valid - ulp0 - ulp1,
+        verdict=o.verdict,
+        notes=tuple(notes),
+        worst=elements,
+        metrics=o.metrics,
+        mode=mode,
+    )
+
+
+def _element(
+    i: int,
+    a: np.ndarray,
+    g: np.ndarray,
+    p: Pairs,
+    rel: np.ndarray,
+    ulp: np.ndarray,
+    inputs: Callable[[tuple[int, ...]], dict[str, Any]] | None,
+    locate: Callable[[int], object] | None,
+) -> Element:
+    index = tuple(int(k) for k in np.unravel_index(i, a.shape))
+    flat_a, flat_g = a.reshape(-1)[i], g.reshape(-1)[i]
+    exp_v, act_v = (
+        (float(flat_g), float(flat_a))
+        if np.issubdtype(p.g.dtype, np.floating) and is_float(p.dtype)
+        else (int(flat_g), int(flat_a))
+    )
+    return Element(
+        index=index,
+        flat=i,
+        expected=exp_v,
+        actual=act_v,
+        abs_err=float(abs(p.a[i] - p.g[i])),
+        rel_err=float(rel[i]),
+        ulp=None if ulp[i] < 0 else int(ulp[i]),
+        inputs=dict(inputs(index)) if inputs else {},
+        location=str(locate(i)) if locate else "",
+    )
+
+
+def assert_close(actual: Any, expected: Any, dtype: str, standard: str | None = None, **kw: Any) -> Report:
+    """compare(), raising AssertionError(report.text()) when the case fails."""
+    report = compare(actual, expected, dtype, standard, **kw)
+    if not report:
+        raise AssertionError(report.text())
+    return report
