@@ -1,0 +1,5 @@
+"""SoftmaxCrossEntropyWithLogits (specs/softmax_cross_entropy_with_logits.md)."""
+
+from .spec import SPEC
+
+__all__ = ["SPEC"]
