@@ -1,0 +1,160 @@
+"""`workbench` command line: ops, platforms, tiling, demo. Exit codes: 0 ok, 2 invalid input."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from .case import Case
+from .errors import WorkbenchError
+from .platform import PLATFORMS
+from .registry import OPS, REQUIRED
+from .render import plan_text, platforms_text, table
+
+EXIT_OK, EXIT_INVALID = 0, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # argparse's own errors: same exit code and no traceback
+        self.print_usage(sys.stderr)
+        print(f"workbench: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_INVALID)
+
+
+def _add_case_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("op", help="op name (see `workbench ops`)")
+    p.add_argument("--dtype", required=True, help="SRC[:DST], e.g. float32:float16 (Cast) or float16 (SCE)")
+    p.add_argument("--shape", required=True, help="D0,D1,... of the primary input; '' for a scalar")
+    p.add_argument("--format", default="", help="ND or NCHW (default: the op's choice for the rank)")
+    p.add_argument("--attr", action="append", default=[], metavar="NAME=VALUE", help="op attribute (repeatable)")
+    p.add_argument("--platform", default="", help="SoC (see `workbench platforms`); default: the op's target")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="workbench", description="Ascend C kernel workbench: tiling, UB budget, goldens.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    ops = sub.add_parser("ops", help="list the ops, or one op's dtype matrix and attributes")
+    ops.add_argument("op", nargs="?")
+    ops.add_argument("--json", action="store_true")
+    plats = sub.add_parser("platforms", help="list the SoC platforms")
+    plats.add_argument("--json", action="store_true")
+    _add_case_flags(sub.add_parser("tiling", help="show the host tiling decision and UB budget"))
+    sub.add_parser("demo", help="the main job: every op's worked examples, tiling and golden")
+    return parser
+
+
+def case_from_args(args: argparse.Namespace) -> Case:
+    attrs: dict[str, str] = {}
+    for item in args.attr:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise WorkbenchError("--attr", item, "NAME=VALUE")
+        attrs[name.strip()] = value.strip()
+    return Case(
+        op=args.op,
+        dtypes=tuple(args.dtype.split(":")),
+        shape=args.shape,
+        format=args.format,
+        attrs=attrs,
+        platform=args.platform,
+    )
+
+
+def tiling_json(case: Case) -> dict[str, Any]:
+    from .pipeline import plan
+
+    p = plan(case).to_json()
+    return {
+        "op": case.op,
+        "platform": case.platform,
+        "dtypes": list(case.dtypes),
+        "shape": list(case.shape),
+        "format": case.format,
+        "attrs": dict(case.attrs),
+        "tiling_key": p["tiling_key"],
+        "tiling_name": p["tiling_name"],
+        "block_dim": p["block_dim"],
+        "fields": p["fields"],
+        "cores": p["cores"],
+        "ub": p["ub"],
+        "workspace_bytes": p["workspace_bytes"],
+        "notes": p["notes"],
+    }
+
+
+def _ops(args: argparse.Namespace) -> int:
+    if args.op:
+        spec = OPS[args.op]
+        info: dict[str, Any] = {
+            "name": spec.name,
+            "summary": spec.summary,
+            "inputs": [t.name for t in spec.inputs],
+            "outputs": [t.name for t in spec.outputs],
+            "formats": list(spec.formats),
+            "platforms": list(spec.platforms),
+            "distributions": list(spec.distributions),
+            "attrs": [
+                {"name": a.name, "type": a.type.__name__, "default": None if a.default is REQUIRED else a.default}
+                for a in spec.attrs
+            ],
+            "dtypes": [list(d) for d in spec.dtype_matrix],
+        }
+        if args.json:
+            print(json.dumps(info))
+        else:
+            print(f"{spec.name}: {spec.summary}")
+            for key in ("inputs", "outputs", "formats", "platforms", "distributions"):
+                print(f"  {key}: {', '.join(info[key])}")
+            for a in info["attrs"]:
+                print(f"  attr {a['name']} ({a['type']}, default {a['default']})")
+            print(f"  dtypes ({len(spec.dtype_matrix)}): " + ", ".join(":".join(d) for d in spec.dtype_matrix))
+        return EXIT_OK
+    rows = [[s.name, len(s.dtype_matrix), "/".join(s.formats), ",".join(s.platforms), s.summary] for s in OPS.values()]
+    if args.json:
+        print(json.dumps([{"name": r[0], "dtype_combinations": r[1], "summary": r[4]} for r in rows]))
+    else:
+        print(table(rows, ["op", "dtypes", "formats", "platforms", "summary"]))
+    return EXIT_OK
+
+
+def _platforms(args: argparse.Namespace) -> int:
+    plats = list(PLATFORMS.values())
+    print(json.dumps([p.summary() for p in plats]) if args.json else platforms_text(plats))
+    return EXIT_OK
+
+
+def _tiling(args: argparse.Namespace) -> int:
+    case = case_from_args(args)
+    if args.json:
+        print(json.dumps(tiling_json(case)))
+    else:
+        from .pipeline import plan
+
+        print(plan_text(plan(case), case.label()))
+    return EXIT_OK
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    handler = {"ops": _ops, "platforms": _platforms, "tiling": _tiling, "demo": _demo}[args.command]
+    try:
+        return handler(args)
+    except WorkbenchError as exc:
+        print(f"workbench: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    except BrokenPipeError:  # `workbench ... | head`
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
