@@ -1,0 +1,112 @@
+"""Cast input generators (cast.md §5.5): seeded, per pair, produced in the source dtype."""
+
+from __future__ import annotations
+
+import math
+
+import ml_dtypes
+import numpy as np
+
+from ...case import Case
+from ...dtypes import NUMPY
+from ...edges import tile_edges
+from ...errors import InvalidInput
+
+DISTRIBUTIONS = ("default", "uniform", "normal", "edges", "exhaustive")
+FLOATS = ("float16", "float32", "bfloat16")
+_SCALE = 100.0  # s of the N(0,1)·s component (§5.5 gives it for F32/F16 targets; used for every target)
+
+# §5.5 R per (float source, target kind); I8/U8 R = 100000 is capped at the source's finite max (F16).
+_R_INT32 = {"float32": 2.0**31 - 2.0**8, "float16": 65504.0, "bfloat16": 2.0**31 - 2.0**24}
+_R = {"float32": 60000.0, "float16": 60000.0, "int16": 40000.0, "int8": 100000.0, "uint8": 100000.0}
+_TINY = {"float16": 2.0**-14, "float32": 1e-30, "bfloat16": 1e-30}
+
+
+def _quantize(values: np.ndarray, src: str) -> np.ndarray:
+    """float64 -> source dtype via f32; BF16 by ml_dtypes RNE from f32 (seed §5.3: golden uses these values)."""
+    f32 = values.astype(np.float32)
+    return f32.astype(ml_dtypes.bfloat16) if src == "bfloat16" else f32.astype(NUMPY[src])
+
+
+def _float_range(src: str, dst: str) -> float:
+    r = _R_INT32[src] if dst in ("int32", "int64") else _R.get(dst, 2.0)
+    return min(r, float(ml_dtypes.finfo(NUMPY[src]).max))
+
+
+def _float_default(rng: np.random.Generator, n: int, src: str, dst: str) -> np.ndarray:
+    if dst == "bool":  # 25 % ±0, 10 % ±tiny normal, the rest U(-2, 2)
+        kind = rng.random(n)
+        sign = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+        vals = np.where(kind < 0.25, 0.0, np.where(kind < 0.35, _TINY[src], rng.uniform(-2, 2, n))) * sign
+        return _quantize(vals, src)
+    r = _float_range(src, dst)
+    kind = rng.random(n)  # 50 % normal·s, 30 % U(-R, R), 20 % k + 0.5 / k + 0.25 with |k| < R
+    k = np.trunc(rng.uniform(-r + 1, r - 1, n)) + np.where(rng.random(n) < 0.5, 0.5, 0.25)
+    vals = np.where(kind < 0.5, rng.standard_normal(n) * _SCALE, np.where(kind < 0.8, rng.uniform(-r, r, n), k))
+    return _quantize(vals, src)
+
+
+def _int_bounds(src: str, dst: str) -> tuple[int, int]:
+    if src == "bool":
+        return 0, 1
+    if (src, dst) in (("int32", "int8"), ("int32", "uint8")):
+        return -2047, 1919  # the I32->I8 contract window (seed §3.4)
+    if (src, dst) == ("int32", "float16"):
+        return -65504, 65504
+    if src == "int64" and dst in ("float32", "float16"):
+        return -(2**31) + 1, 2**31 - 2
+    info = np.iinfo(NUMPY[src])
+    return int(info.min), int(info.max)
+
+
+def _int_default(rng: np.random.Generator, n: int, src: str, dst: str) -> np.ndarray:
+    lo, hi = _int_bounds(src, dst)
+    dt = NUMPY[src]
+    if src == "int64" and dst not in ("float32", "float16"):  # 80 % int32 range, 20 % full int64
+        narrow = rng.integers(-(2**31), 2**31, n, dtype=np.int64)
+        wide = rng.integers(lo, hi, n, dtype=np.int64, endpoint=True)
+        return np.where(rng.random(n) < 0.8, narrow, wide)
+    vals = rng.integers(lo, hi, n, dtype=np.int64, endpoint=True)
+    return vals.astype(np.uint8).astype(np.bool_) if src == "bool" else vals.astype(dt)
+
+
+def _exhaustive(rng: np.random.Generator, src: str, n: int) -> np.ndarray:
+    """All bit patterns in order, cycled to n (T10). 32/64-bit sources cannot be enumerated, so they get
+    uniformly random bit patterns instead (every pattern equally likely: NaN/Inf/huge values included)."""
+    if src == "bool":
+        return np.resize(np.array([False, True]), n)
+    size = NUMPY[src].itemsize
+    unsigned = np.dtype(f"u{size}")
+    if size > 2:
+        return rng.integers(0, np.iinfo(unsigned).max, n, dtype=unsigned, endpoint=True).view(NUMPY[src])
+    return np.resize(np.arange(2 ** (8 * size), dtype=unsigned), n).view(NUMPY[src])
+
+
+def make_inputs(case: Case, rng: np.random.Generator, dist: str) -> dict[str, np.ndarray]:
+    src, dst = case.dtypes
+    n = math.prod(case.shape)
+    if dist == "default":
+        x = _float_default(rng, n, src, dst) if src in FLOATS else _int_default(rng, n, src, dst)
+    elif dist == "uniform":
+        if src in FLOATS:
+            r = _float_range(src, dst)
+            x = _quantize(rng.uniform(-r, r, n), src)
+        else:
+            lo, hi = (0, 1) if src == "bool" else (int(np.iinfo(NUMPY[src]).min), int(np.iinfo(NUMPY[src]).max))
+            x = rng.integers(lo, hi, n, dtype=np.int64, endpoint=True).astype(NUMPY[src])
+    elif dist == "normal":
+        vals = rng.standard_normal(n) * _SCALE
+        if src in FLOATS:
+            x = _quantize(vals, src)
+        elif src == "bool":
+            x = vals > 0
+        else:
+            info = np.iinfo(NUMPY[src])
+            x = np.clip(np.rint(vals), info.min, info.max).astype(NUMPY[src])
+    elif dist == "edges":
+        x = tile_edges(src, n)
+    elif dist == "exhaustive":
+        x = _exhaustive(rng, src, n)
+    else:
+        raise InvalidInput("distribution", dist, ", ".join(DISTRIBUTIONS))
+    return {"x": np.ascontiguousarray(x).reshape(case.shape)}
