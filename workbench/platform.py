@@ -232,6 +232,9 @@ class _Platforms(Mapping[str, Platform]):
             return table[soc]
         raise UnknownName("platform", soc, ", ".join(table))
 
+    def __contains__(self, soc: object) -> bool:
+        return soc in self._table()
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._table())
 

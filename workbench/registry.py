@@ -174,6 +174,9 @@ class _Ops(Mapping[str, OpSpec]):
             raise UnknownName("op", name, ", ".join(_PACKAGES))
         return self._spec(key)
 
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.strip().lower() in _PACKAGES
+
     def __iter__(self) -> Iterator[str]:
         return iter(_PACKAGES)
 

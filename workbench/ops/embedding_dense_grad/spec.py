@@ -130,7 +130,7 @@ SPEC = OpSpec(
     ),
     dtype_matrix=(("float32", "int32"),),
     formats=("ND",),
-    platforms=("Ascend310P3", "Ascend310P"),  # [0] is the default SoC of a Case; short_soc matches any 310P ini
+    platforms=("Ascend310P",),  # any 310P SoC; a Case defaults to the first one (Ascend310P3)
     distributions=DISTRIBUTIONS,
     tiling_struct=EmbeddingDenseGradTilingData,
     tiling_header="kernels/embedding_dense_grad/embedding_dense_grad_tiling.h",

@@ -1,0 +1,16 @@
+from __future__ import annotations
+
+from workbench.demo import examples, run_demo
+
+
+def test_demo_runs_every_example_with_the_expected_verdict() -> None:
+    lines: list[str] = []
+    assert run_demo(lines.append) == 0
+    text = "\n".join(lines)
+    assert f"{len(examples())}/{len(examples())} examples gave the expected verdict" in text
+    # the deliberate failure is traced to a core and tile with the offending input value
+    assert "FAIL y [float16 4099]" in text and "core 7, tile 0" in text and "x=-inf" in text
+
+
+def test_demo_covers_every_op() -> None:
+    assert {ex.case.op for ex in examples()} == {"cast", "embedding_dense_grad", "softmax_cross_entropy_with_logits"}
