@@ -209,11 +209,13 @@ def plan_for(shape: tuple[int, ...], layout: str, dtype: str, soc: Platform) -> 
     f = base | {"fullLoadMode": mode, "realCoreNum": real, "blockFactor": block, "tailBlockFactor": tail} | rf
     f |= {"aLoopTimes": block // u, "aLoopTail": block % u, "aLoopTimesT": tail // u, "aLoopTailT": tail % u}
     segmented = ra and sch != EMPTY and mode == GENERIC
-    cores = []
+    cores, seen = [], {}  # tile counts repeat across cores: by count alone, or by image phase when segmented
     for i in range(real):
         start, count = i * block, block if i < real - 1 else tail
-        tiles, last = tile_count(start, start + count, hw, u, segmented)
-        cores.append(CoreRange(i, start, count, tiles, last))
+        phase = (start % hw if segmented else 0, count)
+        if phase not in seen:
+            seen[phase] = tile_count(start, start + count, hw, u, segmented)
+        cores.append(CoreRange(i, start, count, *seen[phase]))
     name = {EMPTY: "EMPTY", SPLIT_R: f"SPLIT_R({'RA' if ra else 'AR'})"}.get(
         sch, f"FULL_LOAD/{('GENERIC(RA)' if ra else 'GENERIC(AR)', 'C_ONE', 'SMALL_C')[mode]}"
     )
