@@ -8,15 +8,13 @@ Large arrays run in cache-sized chunks on a small thread pool (numpy releases th
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
-from functools import cache
 from typing import Any
 
 import numpy as np
 
+from ..._parallel import for_each
 from ...case import Case
 from ...dtypes import NUMPY
 from ...errors import InvalidInput, UnknownName
@@ -184,29 +182,10 @@ def _convert(x: np.ndarray, src: str, dst: str, mode: str, out: np.ndarray) -> N
         out[...] = v
 
 
-_WORKERS = min(2, os.cpu_count() or 1)  # the bench machine has 2 cores; more threads only contend for the GIL
-
-
-@cache
-def _pool() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="cast-golden")
-
-
 def _chunked(fn: Callable[[np.ndarray, np.ndarray], None], x: np.ndarray, out: np.ndarray) -> None:
-    n, workers = x.size, _WORKERS
-    if n <= _CHUNK or workers < 2:
-        for i in range(0, n, _CHUNK):
-            fn(x[i : i + _CHUNK], out[i : i + _CHUNK])
-        return
-    step = -(-n // workers)
-
-    def part(p: int) -> None:  # one contiguous part per thread: fewer GIL hand-offs than one task per chunk
-        stop = min(n, (p + 1) * step)
-        for i in range(p * step, stop, _CHUNK):
-            j = min(i + _CHUNK, stop)
-            fn(x[i:j], out[i:j])
-
-    list(_pool().map(part, range(workers)))
+    n = x.size
+    bounds = [(i, min(i + _CHUNK, n)) for i in range(0, n, _CHUNK)]
+    for_each(lambda b: fn(x[b[0] : b[1]], out[b[0] : b[1]]), bounds, parallel=n > _CHUNK)
 
 
 def cast(x: np.ndarray, src: str, dst: str, mode: str = "sat") -> np.ndarray:

@@ -9,19 +9,17 @@ for L <= 2 unscaled, one float32 rounding of the exact sum equals the cast of th
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
+from ..._parallel import WORKERS, for_each
 from ...errors import UnknownName
 from .tiling import normalize_padding
 
 _BLOCK = 2 << 20  # bytes of float32 rows per job: L2-sized, and large enough to amortise Python overhead
 _LONG = 32  # runs longer than this are summed one by one (no per-position gathers)
-_THREADS = max(1, min(4, os.cpu_count() or 1))
 _PARALLEL_MIN = 1 << 20  # elements below which a thread pool costs more than it saves
 
 
@@ -108,20 +106,14 @@ def _segment_sums(
             per = max(1, _BLOCK // (n * d * 4))
             jobs += [_bind(short, n, s[i : i + per], kk[i : i + per]) for i in range(0, len(s), per)]
             continue
-        parts = _THREADS if n * d >= _PARALLEL_MIN and d >= 64 * _THREADS else 1
+        parts = WORKERS if n * d >= _PARALLEL_MIN and d >= 64 * WORKERS else 1
         cols = np.linspace(0, d, parts + 1).astype(int)
         jobs += [
             _bind(long, int(s0), n, int(k), int(cols[p]), int(cols[p + 1]))
             for s0, k in zip(s, kk, strict=True)
             for p in range(parts)
         ]
-    if _THREADS > 1 and len(jobs) > 1 and g.size >= _PARALLEL_MIN:
-        with ThreadPoolExecutor(_THREADS) as pool:
-            for _ in pool.map(lambda job: job(), jobs):
-                pass
-    else:
-        for job in jobs:
-            job()
+    for_each(lambda job: job(), jobs, parallel=g.size >= _PARALLEL_MIN)
     return out
 
 

@@ -9,13 +9,12 @@ the GIL inside its loops, so both cores of the bench machine work.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from ..._parallel import WORKERS, for_each
 
 if TYPE_CHECKING:
     from ...case import Case
@@ -23,11 +22,6 @@ if TYPE_CHECKING:
 F32 = np.dtype(np.float32)
 BLOCK = 1 << 18  # elements per block: 1 MiB of fp32 per temporary (measured best on a 2 MiB L2)
 THREADED = 1 << 20  # below this the pool's overhead outweighs the second core
-
-
-@cache
-def _pool(workers: int) -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(workers, thread_name_prefix="sce-golden")
 
 
 def _block(x: np.ndarray, y: np.ndarray, loss: np.ndarray, bp: np.ndarray, axis: int) -> None:
@@ -79,21 +73,16 @@ def softmax_cross_entropy_with_logits(
         return loss, bp
     xv, yv, bv = x.reshape(view), y.reshape(view), bp.reshape(view)
     lv = loss if layout == "ND" else loss.reshape(n, -1)
-    workers = threads or (min(2, os.cpu_count() or 1) if x.size >= THREADED else 1)
+    workers = threads or (WORKERS if x.size >= THREADED else 1)
     parts = _blocks(view, layout, workers)
     axis = 1
 
-    def work(chunk: list[tuple[slice, ...]]) -> None:
+    def work(ix: tuple[slice, ...]) -> None:
         with np.errstate(all="ignore"):  # IEEE results are the contract; errstate is per thread
-            for ix in chunk:
-                lix = ix if len(ix) == 1 else (ix[0], ix[2])
-                _block(xv[ix], yv[ix], lv[lix], bv[ix], axis)
+            lix = ix if len(ix) == 1 else (ix[0], ix[2])
+            _block(xv[ix], yv[ix], lv[lix], bv[ix], axis)
 
-    if workers == 1 or len(parts) == 1:
-        work(parts)
-    else:
-        step = -(-len(parts) // workers)
-        list(_pool(workers).map(work, [parts[i : i + step] for i in range(0, len(parts), step)]))
+    for_each(work, parts, parallel=workers > 1)
     return loss, bp
 
 
