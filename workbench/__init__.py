@@ -1,6 +1,6 @@
 """Ascend C kernel workbench: host tiling, UB budget, goldens and precision reports for Ascend C ops.
 
-Public API: Case, plan, make_inputs, golden, compare, verify, OPS, PLATFORMS. Importing this package never
+Public API: Case, plan, make_inputs, golden, compare, verify, run, OPS, PLATFORMS. Importing this package never
 imports ipywidgets, altair, pandas or acl; those load inside the functions that need them.
 """
 
@@ -12,6 +12,7 @@ from .errors import WorkbenchError
 from .pipeline import golden, make_inputs, plan, verify
 from .platform import PLATFORMS, Platform
 from .registry import OPS, OpSpec
+from .runner import Result, run
 from .tiling import TilingPlan
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "OpSpec",
     "Platform",
     "Report",
+    "Result",
     "TilingPlan",
     "WorkbenchError",
     "assert_close",
@@ -28,6 +30,7 @@ __all__ = [
     "golden",
     "make_inputs",
     "plan",
+    "run",
     "verify",
 ]
 __version__ = "0.1.0"

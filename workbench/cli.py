@@ -1,4 +1,7 @@
-"""`workbench` command line: ops, platforms, tiling, demo. Exit codes: 0 ok, 2 invalid input."""
+"""`workbench` command line: ops, platforms, tiling, run, demo.
+
+Exit codes: 0 ok (run: passed), 1 precision failure, 2 invalid input, 3 kernel fault.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from .platform import PLATFORMS
 from .registry import OPS, REQUIRED
 from .render import plan_text, platforms_text, table
 
-EXIT_OK, EXIT_INVALID = 0, 2
+EXIT_OK, EXIT_PRECISION, EXIT_INVALID, EXIT_FAULT = 0, 1, 2, 3
 
 
 class _Parser(argparse.ArgumentParser):
@@ -43,6 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
     plats = sub.add_parser("platforms", help="list the SoC platforms")
     plats.add_argument("--json", action="store_true")
     _add_case_flags(sub.add_parser("tiling", help="show the host tiling decision and UB budget"))
+    run = sub.add_parser("run", help="run the kernel on a backend and compare with the golden")
+    _add_case_flags(run)
+    run.add_argument("--backend", default="emu", help="emu (default)")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--distribution", default=None, help="input distribution (see `workbench ops OP`)")
+    run.add_argument("--standard", default=None, help="exact, double_thousandth, single_benchmark, mixed_tolerance")
     sub.add_parser("demo", help="the main job: every op's worked examples, tiling and golden")
     return parser
 
@@ -138,6 +147,23 @@ def _tiling(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run(args: argparse.Namespace) -> int:
+    from .runner import run
+
+    case = case_from_args(args)
+    result = run(case, args.backend, args.seed, args.distribution, args.standard)
+    if args.json:
+        print(json.dumps({**tiling_json(case), **result.to_json()}))
+    else:
+        print(result.text())
+    if result.faulted:
+        if args.json:  # the diagnostics are in the JSON; repeat the faults where a terminal user looks
+            for d in result.diagnostics:
+                print(f"workbench: {d}", file=sys.stderr)
+        return EXIT_FAULT
+    return EXIT_OK if result.passed else EXIT_PRECISION
+
+
 def _demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
@@ -146,7 +172,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    handler = {"ops": _ops, "platforms": _platforms, "tiling": _tiling, "demo": _demo}[args.command]
+    handler = {"ops": _ops, "platforms": _platforms, "tiling": _tiling, "run": _run, "demo": _demo}[args.command]
     try:
         return handler(args)
     except WorkbenchError as exc:

@@ -47,6 +47,24 @@ REQUIRED = object()
 
 
 @dataclass(frozen=True)
+class KernelInfo:
+    """How the shipped Ascend C kernel of an op is built and called for one Case.
+
+    The entry takes GM_ADDR tensors in `args` order, then GM_ADDR workspace, then the TilingData struct
+    by value (pyacl.md §3.2). A fill of -1 leaves the emulator's poison in an output or workspace (so
+    unwritten or uninitialised bytes are reported); another value is what the launcher pre-fills
+    (e.g. EmbeddingDenseGrad's launcher zeroes `out` and the workspace, DECISION-EDG-4/5).
+    """
+
+    source: str  # relative to the repository root
+    entry: str
+    defines: Mapping[str, object]
+    args: tuple[str, ...]
+    output_fill: int = -1
+    workspace_fill: int = -1
+
+
+@dataclass(frozen=True)
 class OpSpec:
     """Everything the workbench knows about one op; each function is pure.
 
@@ -78,6 +96,7 @@ class OpSpec:
     # (case, inputs, output name, output index) -> input values that produced that element, for reports.
     # None = the generic rule: inputs with the output's shape contribute their element at the same index.
     input_values: Callable[[Case, Mapping[str, np.ndarray], str, tuple[int, ...]], dict[str, Any]] | None = None
+    kernel: Callable[[Case], KernelInfo] | None = None  # None: no shipped kernel yet
 
     # -- normalisation used by Case ---------------------------------------------------------------
     def normalize_dtypes(self, dtypes: tuple[str, ...]) -> tuple[str, ...]:

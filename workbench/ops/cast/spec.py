@@ -10,7 +10,7 @@ from ...dtypes import GE_ENUM, NUMPY, canonical
 from ...errors import ACLNN_ERR_PARAM_INVALID as INVALID
 from ...errors import ACLNN_ERR_PARAM_NULLPTR as NULLPTR
 from ...errors import InvalidAttr, InvalidDtype, InvalidFormat, InvalidShape, NullTensor
-from ...registry import OpSpec, TensorDesc, TensorSpec
+from ...registry import KernelInfo, OpSpec, TensorDesc, TensorSpec
 from .golden import golden
 from .inputs import DISTRIBUTIONS, make_inputs
 from .layout import CastTilingData
@@ -92,6 +92,32 @@ def standard(output: str, dtype: str) -> str:
     return "single_benchmark" if dtype in ("float16", "float32", "bfloat16") else "exact"
 
 
+# Ascend C spellings of the dtypes; BF16 travels as int16_t and BOOL as uint8_t (cast.md §3.5).
+C_TYPE = {
+    "float16": "half",
+    "float32": "float",
+    "int8": "int8_t",
+    "uint8": "uint8_t",
+    "int16": "int16_t",
+    "int32": "int32_t",
+    "int64": "int64_t",
+    "bool": "uint8_t",
+    "bfloat16": "int16_t",
+}
+
+
+def kernel(case: Case) -> KernelInfo:
+    src, dst = case.dtypes
+    defines = {
+        "DTYPE_X": C_TYPE[src],
+        "DTYPE_Y": C_TYPE[dst],
+        "CAST_SRC_BF16": int(src == "bfloat16"),
+        "CAST_SRC_BOOL": int(src == "bool"),
+        "CAST_DST_BOOL": int(dst == "bool"),
+    }
+    return KernelInfo("kernels/cast/cast_kernel.cpp", "cast_kernel", defines, ("x", "y"))
+
+
 SPEC = OpSpec(
     name="cast",
     summary="y = cast(x) to dst_type, 60 delivered (src, dst) pairs on Ascend310P (aclnnCast). dst_type is not a "
@@ -113,4 +139,5 @@ SPEC = OpSpec(
     golden=golden,
     standard=standard,
     dtype_fill=dtype_fill,
+    kernel=kernel,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -18,11 +18,14 @@ from ...errors import (
     InvalidShape,
     NullTensor,
 )
-from ...registry import REQUIRED, AttrSpec, OpSpec, TensorDesc, TensorSpec
+from ...registry import REQUIRED, AttrSpec, KernelInfo, OpSpec, TensorDesc, TensorSpec
 from .golden import golden
 from .inputs import DISTRIBUTIONS, make_inputs
 from .layout import EmbeddingDenseGradTilingData
 from .tiling import plan
+
+if TYPE_CHECKING:
+    from ...case import Case
 
 INT32_MAX = 2**31 - 1
 TENSORS = ("grad", "sort_indices", "out")
@@ -35,7 +38,7 @@ def flat_rows(shape: tuple[int, ...]) -> tuple[int, int]:
     return math.prod(shape[:-1]), (shape[-1] if shape else 0)
 
 
-def describe(case: Any) -> dict[str, TensorDesc]:
+def describe(case: Case) -> dict[str, TensorDesc]:
     grad = tuple(case.shape)
     _, d = flat_rows(grad)
     return {
@@ -115,6 +118,18 @@ def standard(output: str, dtype: str) -> str:
     return "double_thousandth"  # DECISION-EDG-11: §4.1 at 1e-4 (plus exact zero rows, reported by the op tests)
 
 
+def kernel(case: Case) -> KernelInfo:
+    # The launcher zeroes out and the whole workspace (counts, sync slots) before every launch (DECISION-EDG-4/5).
+    return KernelInfo(
+        "kernels/embedding_dense_grad/embedding_dense_grad_kernel.cpp",
+        "embedding_dense_grad_kernel",
+        {},
+        ("grad", "sort_indices", "out"),
+        output_fill=0,
+        workspace_fill=0,
+    )
+
+
 SPEC = OpSpec(
     name="embedding_dense_grad",
     summary="out[k] = sum of grad rows whose index is k (optionally / count_k); the backward of nn.Embedding",
@@ -141,5 +156,6 @@ SPEC = OpSpec(
     golden=golden,
     standard=standard,
     dtype_fill=dtype_fill,
+    kernel=kernel,
     check_data=check_data,
 )

@@ -13,7 +13,7 @@ from ...errors import (
     InvalidShape,
     NullTensor,
 )
-from ...registry import OpSpec, TensorDesc, TensorSpec
+from ...registry import KernelInfo, OpSpec, TensorDesc, TensorSpec
 from .golden import golden
 from .inputs import DISTRIBUTIONS, make_inputs
 from .layout import HEADER, SoftmaxCrossEntropyWithLogitsTilingData
@@ -93,6 +93,16 @@ def standard(output: str, dtype: str) -> str:
     return "double_thousandth"  # DECISION-SCE-11 (thresholds per dtype live in workbench.compare)
 
 
+def kernel(case: Case) -> KernelInfo:
+    dtype = {"float32": "float", "float16": "half", "bfloat16": "bfloat16_t"}[case.dtypes[0]]
+    return KernelInfo(
+        "kernels/softmax_cross_entropy_with_logits/softmax_cross_entropy_with_logits_kernel.cpp",
+        "softmax_cross_entropy_with_logits_kernel",
+        {"DTYPE_FEATURES": dtype},
+        ("features", "labels", "loss", "backprop"),
+    )
+
+
 SPEC = OpSpec(
     name=NAME,
     summary="Per-row softmax cross entropy and its logits gradient (TF semantics), ND [N,C] or NCHW over C.",
@@ -108,7 +118,7 @@ SPEC = OpSpec(
     dtype_matrix=tuple((d,) for d in DTYPES),
     formats=LAYOUTS,
     # The first entry is Case's default platform: the spec's worked examples use 910B3 (coreNum 40).
-    platforms=("Ascend910B3", "Ascend910B"),  # the spec's worked examples use 910B3 (the default); any 910B works
+    platforms=("Ascend910B3", "Ascend910B"),  # any 910B works
     distributions=DISTRIBUTIONS,
     tiling_struct=SoftmaxCrossEntropyWithLogitsTilingData,
     tiling_header=HEADER,
@@ -118,5 +128,6 @@ SPEC = OpSpec(
     make_inputs=make_inputs,
     golden=golden,
     standard=standard,
+    kernel=kernel,
     default_format=default_format,
 )

@@ -1,0 +1,78 @@
+"""Emulator speed targets, measured side by side in one run (issue 3).
+
+  run:    emulated run time within 1.5x of the golden's time on the same case
+          cast f32->f16 16M elements; sce fp32 [8192, 1000]; edg fp32 grad [65536, 512], num_weights 32768
+  build:  cold build of one kernel variant < 10 s; a cached build found in < 50 ms
+
+"Emulated run time" is the child process end to end (launch file, inputs in, kernel, outputs back);
+the emulator's own in-process launch time is printed beside it.
+Run: python bench/bench_emu.py [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+
+import workbench as wb
+from workbench.backends import emu as emu_backend
+from workbench.emu import build as emu_build
+from workbench.emu import load
+
+CASES = [
+    ("cast f32->f16 16M", wb.Case("cast", ("float32", "float16"), (1 << 24,)), None),
+    ("sce fp32 [8192,1000]", wb.Case("softmax_cross_entropy_with_logits", ("float32",), (8192, 1000)), "soft"),
+    ("edg fp32 [65536,512] nW 32768",
+     wb.Case("embedding_dense_grad", ("float32",), (65536, 512), attrs={"num_weights": 32768}), "uniform"),
+]
+
+
+def bench_runs(repeat: int) -> bool:
+    ok = True
+    print(f"emulated run vs golden (median of {repeat}; target ratio <= 1.5)")
+    for label, case, dist in CASES:
+        inputs = wb.make_inputs(case, seed=0, distribution=dist)
+        plan = wb.plan(case)
+        golden_t, run_t, kernel_t = [], [], []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            wb.golden(case, inputs)
+            golden_t.append(time.perf_counter() - t0)
+            ex = emu_backend.execute(case, plan, inputs)
+            run_t.append(ex.timings["run_s"])
+            kernel_t.append(ex.timings["kernel_s"])
+        g, r, k = (statistics.median(t) for t in (golden_t, run_t, kernel_t))
+        ok &= r / g <= 1.5
+        print(f"  golden {g * 1e3:8.2f} ms  emu run {r * 1e3:8.2f} ms (in-process {k * 1e3:8.2f} ms)"
+              f"  ratio {r / g:5.2f}  {label}")
+    return ok
+
+
+def bench_build() -> bool:
+    case = wb.Case("cast", ("float32", "float16"), (1024,))
+    info = case.spec.kernel(case)  # type: ignore[misc]
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["WORKBENCH_CACHE"] = tmp
+        kernel = load(emu_build.ROOT / info.source, info.entry, case.platform, info.defines)
+        cold = kernel.built()
+        warm = [kernel.built().seconds for _ in range(20)]
+    del os.environ["WORKBENCH_CACHE"]
+    hot = statistics.median(warm)
+    print(f"build: cold {cold.seconds:.2f} s (target < 10 s), cached lookup {hot * 1e3:.2f} ms (target < 50 ms)")
+    return cold.seconds < 10 and hot < 0.05 and not cold.cached
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    ok = bench_build() & bench_runs(args.repeat)
+    print("all targets met" if ok else "SOME TARGETS MISSED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,182 @@
+// ascemu/types.h — storage types and enums shared by the whole emulator (spec §3.2, §3.3).
+//
+// `half` and `bfloat16_t` are 2-byte trivially copyable wrappers around their bit pattern.
+// They convert implicitly from every arithmetic type (round to nearest even) and implicitly to
+// float, and deliberately define no arithmetic operators: `h * 2` and `h1 + h2` compute in
+// float, exactly like the CPU twin of CANN (spec §3.2).  Comparisons go through float too.
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+namespace ascemu::detail {
+
+// float -> binary16 bits, round to nearest even; overflow -> inf; NaN -> quiet NaN keeping the
+// sign and the top payload bits (the same bits as x86 F16C `vcvtps2ph`, so a SIMD path can be
+// bit-identical).  Technique: F. Giesen / Maratyszcza FP16 ("magic" re-biasing).
+constexpr uint16_t f32_to_f16_bits(float f) noexcept {
+    uint32_t x = std::bit_cast<uint32_t>(f);
+    uint32_t sign = (x >> 16) & 0x8000u;
+    uint32_t ax = x & 0x7fffffffu;
+    if (ax >= 0x7f800000u)  // inf or NaN
+        return uint16_t(sign | (ax > 0x7f800000u ? 0x7e00u | ((ax >> 13) & 0x3ffu) : 0x7c00u));
+    if (ax >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // >= 65520 rounds to inf
+    if (ax < 0x38800000u) {  // below 2^-14: half subnormal (or 0); let the FPU round via 0.5f
+        float r = std::bit_cast<float>(ax) + 0.5f;
+        return uint16_t(sign | (std::bit_cast<uint32_t>(r) - 0x3f000000u));
+    }
+    uint32_t odd = (ax >> 13) & 1u;  // ties to even
+    ax += 0xc8000fffu + odd;         // re-bias exponent (15-127) and add the rounding bias
+    return uint16_t(sign | (ax >> 13));
+}
+
+// binary16 bits -> float (exact).  NaN payload kept, quiet bit set (as F16C `vcvtph2ps`).
+constexpr float f16_bits_to_f32(uint16_t h) noexcept {
+    uint32_t sign = uint32_t(h & 0x8000u) << 16;
+    uint32_t o = uint32_t(h & 0x7fffu) << 13;
+    uint32_t exp = o & 0x0f800000u;
+    o += (127u - 15u) << 23;
+    if (exp == 0x0f800000u) {  // inf / NaN
+        o += (128u - 16u) << 23;
+        if (o & 0x007fffffu) o |= 0x00400000u;
+    } else if (exp == 0) {  // subnormal: renormalise through the FPU (exact)
+        o += 1u << 23;
+        o = std::bit_cast<uint32_t>(std::bit_cast<float>(o) - std::bit_cast<float>(113u << 23));
+    }
+    return std::bit_cast<float>(o | sign);
+}
+
+// float -> bfloat16 bits, round to nearest even; NaN -> quiet NaN (sign and top payload kept).
+constexpr uint16_t f32_to_bf16_bits(float f) noexcept {
+    uint32_t x = std::bit_cast<uint32_t>(f);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return uint16_t((x >> 16) | 0x40u);
+    return uint16_t((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+constexpr float bf16_bits_to_f32(uint16_t b) noexcept { return std::bit_cast<float>(uint32_t(b) << 16); }
+
+// Exact value v (long double holds every int64/uint64/double exactly) rounded to nearest even
+// with P significand bits and minimum normal exponent EMIN; the exponent range is unbounded
+// above, so a caller detects overflow by comparing with its MAX.  Used for double/integer
+// sources, where going through float first would round twice.
+template <int P, int EMIN>
+inline long double round_rne_ld(long double v) noexcept {
+    if (v == 0 || !std::isfinite(v)) return v;
+    int e;
+    std::frexp(v, &e);  // |v| = m * 2^e, m in [0.5, 1)
+    int uexp = (e - 1 < EMIN ? EMIN : e - 1) - (P - 1);
+    long double y = std::ldexp(v, -uexp), f = std::floor(y), d = y - f;  // d exact
+    if (d > 0.5L || (d == 0.5L && std::fmod(f, 2.0L) != 0)) f += 1;
+    return std::ldexp(f, uexp);
+}
+
+template <class T>
+inline constexpr bool is_arith_v = std::is_arithmetic_v<T>;
+
+}  // namespace ascemu::detail
+
+struct bfloat16_t;
+
+// IEEE binary16.  Layout: one uint16_t, so arrays of half alias UB/GM bytes directly.
+struct half {
+    uint16_t bits = 0;
+
+    constexpr half() noexcept = default;
+    template <class T, std::enable_if_t<ascemu::detail::is_arith_v<T>, int> = 0>
+    constexpr half(T v) noexcept : bits(encode(v)) {}
+    explicit half(bfloat16_t b) noexcept;
+
+    constexpr operator float() const noexcept { return ascemu::detail::f16_bits_to_f32(bits); }
+    static constexpr half from_bits(uint16_t b) noexcept { half h; h.bits = b; return h; }
+    constexpr uint16_t to_bits() const noexcept { return bits; }
+
+  private:
+    template <class T>
+    static constexpr uint16_t encode(T v) noexcept {
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, bool> ||
+                      (std::is_integral_v<T> && sizeof(T) <= 2)) {
+            return ascemu::detail::f32_to_f16_bits(float(v));  // exact in float: single rounding
+        } else {
+            // double / wide integers: round the exact value once.  Result is a half value (or
+            // >= 2^16, i.e. overflow) and therefore exact in float.
+            long double r = ascemu::detail::round_rne_ld<11, -14>((long double)v);
+            return ascemu::detail::f32_to_f16_bits(std::fabs(r) >= 65536.0L
+                                                       ? (r < 0 ? -INFINITY : INFINITY)
+                                                       : float(r));
+        }
+    }
+};
+
+// bfloat16 (1-8-7).  Same design as half.
+struct bfloat16_t {
+    uint16_t bits = 0;
+
+    constexpr bfloat16_t() noexcept = default;
+    template <class T, std::enable_if_t<ascemu::detail::is_arith_v<T>, int> = 0>
+    constexpr bfloat16_t(T v) noexcept : bits(encode(v)) {}
+    explicit bfloat16_t(half h) noexcept : bits(ascemu::detail::f32_to_bf16_bits(float(h))) {}
+
+    constexpr operator float() const noexcept { return ascemu::detail::bf16_bits_to_f32(bits); }
+    static constexpr bfloat16_t from_bits(uint16_t b) noexcept { bfloat16_t h; h.bits = b; return h; }
+    constexpr uint16_t to_bits() const noexcept { return bits; }
+
+  private:
+    template <class T>
+    static constexpr uint16_t encode(T v) noexcept {
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, bool> ||
+                      (std::is_integral_v<T> && sizeof(T) <= 2)) {
+            return ascemu::detail::f32_to_bf16_bits(float(v));
+        } else {
+            // bf16 shares float's exponent range; anything rounding past FLT_MAX's binade is inf.
+            long double r = ascemu::detail::round_rne_ld<8, -126>((long double)v);
+            return ascemu::detail::f32_to_bf16_bits(
+                std::fabs(r) >= 0x1p128L ? (r < 0 ? -INFINITY : INFINITY) : float(r));
+        }
+    }
+};
+
+inline half::half(bfloat16_t b) noexcept : bits(ascemu::detail::f32_to_f16_bits(float(b))) {}
+
+static_assert(sizeof(half) == 2 && std::is_trivially_copyable_v<half> && std::is_standard_layout_v<half>);
+static_assert(sizeof(bfloat16_t) == 2 && std::is_trivially_copyable_v<bfloat16_t> &&
+              std::is_standard_layout_v<bfloat16_t>);
+
+namespace AscendC {
+// Values exactly as CANN (facts §2.1).  CAST_HYBRID is Atlas 350 only; never supported here.
+enum class RoundMode : int { CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD, CAST_HYBRID };
+}  // namespace AscendC
+
+namespace ascemu {
+
+enum class Platform { P310, P910B };
+// Float overflow behaviour (spec §4.2): P310 saturates (inf -> ±MAX, NaN -> +0), P910B is IEEE.
+enum class OverflowMode { Saturation, InfNan };
+
+constexpr OverflowMode default_overflow_mode(Platform p) noexcept {
+    return p == Platform::P310 ? OverflowMode::Saturation : OverflowMode::InfNan;
+}
+
+// Short dtype names for diagnostics and the trace: dtype_name<T>::value or dtype_name_v<T>.
+template <class T>
+constexpr const char* dtype_name_of() noexcept {
+    using U = std::remove_cv_t<T>;
+    if constexpr (std::is_same_v<U, half>) return "half";
+    else if constexpr (std::is_same_v<U, bfloat16_t>) return "bfloat16";
+    else if constexpr (std::is_same_v<U, float>) return "float";
+    else if constexpr (std::is_same_v<U, double>) return "double";
+    else if constexpr (std::is_same_v<U, bool>) return "bool";
+    else if constexpr (std::is_integral_v<U>) {
+        constexpr bool s = std::is_signed_v<U>;
+        if constexpr (sizeof(U) == 1) return s ? "int8" : "uint8";
+        else if constexpr (sizeof(U) == 2) return s ? "int16" : "uint16";
+        else if constexpr (sizeof(U) == 4) return s ? "int32" : "uint32";
+        else return s ? "int64" : "uint64";
+    } else return "unknown";
+}
+template <class T>
+struct dtype_name { static constexpr const char* value = dtype_name_of<T>(); };
+template <class T>
+inline constexpr const char* dtype_name_v = dtype_name_of<T>();
+
+}  // namespace ascemu

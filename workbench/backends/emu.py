@@ -1,0 +1,42 @@
+"""The shipped ops on the emulator: the same `workbench.emu.load` path a user's own kernel takes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import np_dtype
+from ..emu import In, Out, load
+from ..emu.build import ROOT
+from ..errors import WorkbenchError
+from ..registry import get_op
+from ..tiling import TilingPlan
+from . import Execution
+
+
+def execute(case: Any, plan: TilingPlan, inputs: Mapping[str, np.ndarray]) -> Execution:
+    spec = get_op(case.op)
+    if spec.kernel is None:
+        raise WorkbenchError("backend", "emu", f"an op with a shipped kernel ({case.op} has none yet)")
+    info = spec.kernel(case)
+    tensors = spec.describe(case)
+    outputs = {t.name: np.empty(tensors[t.name].shape, np_dtype(tensors[t.name].dtype)) for t in spec.outputs}
+    if plan.block_dim == 0:  # no launch: what the launcher itself leaves in the outputs (spec "Empty" rules)
+        for arr in outputs.values():
+            arr.fill(0)
+        return Execution(outputs, (), {}, {"build_s": 0.0, "run_s": 0.0, "kernel_s": 0.0})
+    args = []
+    for name in info.args:
+        if name in inputs:
+            ro = np.ascontiguousarray(inputs[name]).view()
+            ro.flags.writeable = False
+            args.append(In(ro))
+        else:
+            args.append(Out(outputs[name], fill=info.output_fill))
+    kernel = load(ROOT / info.source, info.entry, case.platform, info.defines)
+    workspace = Out(np.empty(max(plan.workspace_bytes, 32), np.uint8), fill=info.workspace_fill)
+    run = kernel[plan.block_dim](*args, workspace=workspace, tiling=plan.tiling_bytes(), tiling_key=plan.tiling_key)
+    timings = {"build_s": run.build.seconds, "run_s": run.wall_s, "kernel_s": run.kernel_s}
+    return Execution(outputs, run.diagnostics, run.trace, timings, run.exit_code, run.build.cached)

@@ -1,0 +1,146 @@
+"""The `emu` backend: Ascend C kernels compiled with g++ against ascemu and run on emulated cores.
+
+    kernel = workbench.emu.load("my_kernel.cpp", entry="my_kernel", platform="Ascend310P3")
+    run = kernel[8](x, y, workspace=1 << 20, tiling=my_tiling_struct)   # y is filled in place
+    run.diagnostics, run.trace
+
+Arrays are device memory: every writeable array argument is copied back after the launch (msKL's
+`kernel[blockdim](...)` convention). Wrap an argument in `In(a)` to skip the copy back, or in
+`Out(a, fill=0)` to start it zeroed (or `fill=POISON`) instead of copying its contents in.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidInput, UnsupportedPlatform
+from ..platform import get_platform
+from .build import Built, Variant, build, defines_of
+from .launch import POISON, Arg, Diagnostic, LaunchOutcome, run_launch
+
+__all__ = ["POISON", "Diagnostic", "In", "Kernel", "KernelRun", "Out", "load"]
+
+_EMU_PLATFORM = {2002: "P310", 2201: "P910B"}
+
+
+def In(array: np.ndarray) -> Arg:
+    return Arg(np.asarray(array), "input")
+
+
+def Out(array: np.ndarray, fill: int | None = None) -> Arg:
+    return Arg(array, "output", fill)
+
+
+@dataclass(frozen=True)
+class KernelRun:
+    """What one launch produced besides the arrays it filled."""
+
+    exit_code: int
+    diagnostics: tuple[Diagnostic, ...]
+    trace: dict[str, Any]
+    build: Built
+    wall_s: float
+    kernel_s: float
+    stderr: str = field(repr=False, default="")
+
+    @property
+    def faulted(self) -> bool:
+        return self.exit_code != 0 or any(d.is_fault for d in self.diagnostics)
+
+
+@dataclass(frozen=True)
+class _Bound:
+    kernel: Kernel
+    block_dim: int
+
+    def __call__(
+        self,
+        *arrays: np.ndarray | Arg,
+        workspace: int | np.ndarray | Arg | None = None,
+        tiling: ctypes.Structure | bytes | None = None,
+        tiling_key: int = 0,
+        timeout_s: float = 60.0,
+        **options: Any,
+    ) -> KernelRun:
+        args = [a if isinstance(a, Arg) else Arg(_device_array(a, i), "inout") for i, a in enumerate(arrays)]
+        if isinstance(workspace, int):
+            args.append(Arg(np.empty(workspace, np.uint8), "workspace", POISON))
+        elif isinstance(workspace, Arg):
+            args.append(workspace)
+        elif workspace is not None:
+            args.append(Arg(_device_array(workspace, len(arrays)), "workspace"))
+        blob = b"" if tiling is None else bytes(tiling)
+        built = self.kernel.built()
+        plat = self.kernel.platform
+        out: LaunchOutcome = run_launch(
+            built.path,
+            _EMU_PLATFORM[plat.npu_arch].lower(),
+            plat.soc,
+            self.block_dim,
+            args,
+            blob,
+            tiling_key,
+            timeout_s,
+            options,
+        )
+        return KernelRun(out.exit_code, out.diagnostics, out.trace, built, out.wall_s, out.kernel_s, out.stderr)
+
+
+def _device_array(a: Any, position: int) -> np.ndarray:
+    if not isinstance(a, np.ndarray):
+        raise InvalidInput(f"argument {position}", type(a).__name__, "a numpy array (device memory), In(a) or Out(a)")
+    if not a.flags.c_contiguous:
+        raise InvalidInput(
+            f"argument {position}", "non-contiguous array", "a C-contiguous array (np.ascontiguousarray)"
+        )
+    return a
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A kernel entry point compiled for one platform; index it with block_dim to launch."""
+
+    variant: Variant
+    platform: Any  # workbench.platform.Platform
+
+    def built(self) -> Built:
+        return build(self.variant)
+
+    def __getitem__(self, block_dim: int) -> _Bound:
+        if not isinstance(block_dim, int) or block_dim < 1:
+            raise InvalidInput("block_dim", block_dim, "an integer >= 1")
+        return _Bound(self, block_dim)
+
+
+def load(
+    sources: str | Path | Sequence[str | Path],
+    entry: str,
+    platform: str = "Ascend310P3",
+    defines: Mapping[str, object] | None = None,
+    include_dirs: Sequence[str | Path] = (),
+    opt: str = "-O2",
+) -> Kernel:
+    """Compile (or find in the cache) an Ascend C kernel for the emulator; nothing is built until first use."""
+    plat = get_platform(platform)
+    if plat.npu_arch not in _EMU_PLATFORM:
+        raise UnsupportedPlatform("platform", platform, "an Ascend310P or Ascend910B SoC")
+    srcs = (sources,) if isinstance(sources, (str, Path)) else tuple(sources)
+    paths = tuple(Path(s).resolve() for s in srcs)
+    for p in paths:
+        if not p.is_file():
+            raise InvalidInput("sources", str(p), "existing Ascend C source files")
+    variant = Variant(
+        paths,
+        entry,
+        _EMU_PLATFORM[plat.npu_arch],
+        defines_of(defines or {}),
+        tuple(Path(d).resolve() for d in include_dirs),
+        opt,
+    )
+    return Kernel(variant, plat)

@@ -1,0 +1,151 @@
+"""Build kernel variants with g++ against the ascemu headers into a content-hash keyed cache.
+
+The key hashes everything that can change the binary: compiler identity, flags, defines, the kernel
+sources and every header beside them, and the whole emulator include/driver tree. A build goes to a
+temporary file in the cache directory and is renamed into place, under a per-key file lock, so several
+processes (pytest-xdist, notebooks) can ask for the same variant at once: one compiles, the others wait
+and reuse it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from ..errors import WorkbenchError
+
+ROOT = Path(__file__).resolve().parents[2]
+EMU_DIR = ROOT / "kernels" / "emu"
+PLATFORM_MACRO = {"P310": "ascend310p", "P910B": "ascend910b"}
+
+
+class BuildError(WorkbenchError):
+    """g++ rejected a kernel variant; `log` holds the compiler output."""
+
+    def __init__(self, what: str, log: str) -> None:
+        first = next((ln for ln in log.splitlines() if "error" in ln), log.strip()[:400])
+        super().__init__("kernel build", what, f"a kernel that compiles with g++ -std=c++20: {first}")
+        self.log = log
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One compiled kernel: sources + entry + platform + defines (+ extra include dirs)."""
+
+    sources: tuple[Path, ...]
+    entry: str
+    platform: str  # "P310" or "P910B"
+    defines: tuple[tuple[str, str], ...] = ()
+    include_dirs: tuple[Path, ...] = ()
+    opt: str = "-O2"
+    extra_flags: tuple[str, ...] = field(default=())
+
+    def flags(self) -> list[str]:
+        incs = [f"-I{d}" for d in (EMU_DIR / "include", *self.include_dirs, *{s.parent for s in self.sources})]
+        defs = [f"-D{k}={v}" if v != "" else f"-D{k}" for k, v in self.defines]
+        return [
+            "-std=c++20",
+            self.opt,
+            "-g",
+            "-pthread",
+            f"-DASCEMU_PLATFORM={PLATFORM_MACRO[self.platform]}",
+            *incs,
+            *defs,
+            *self.extra_flags,
+        ]
+
+
+def cache_dir() -> Path:
+    root = Path(os.environ.get("WORKBENCH_CACHE") or Path.home() / ".cache" / "ascendc-workbench") / "emu"
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+@cache
+def _compiler_id(gxx: str) -> str:
+    return subprocess.run([gxx, "--version"], capture_output=True, text=True, check=True).stdout.splitlines()[0]
+
+
+def _tree_files(dirs: Iterable[Path]) -> list[Path]:
+    out: list[Path] = []
+    for d in dirs:
+        out += sorted(p for p in d.rglob("*") if p.is_file() and p.suffix in (".h", ".hpp", ".cpp", ".cc", ".inc"))
+    return out
+
+
+def variant_key(v: Variant, gxx: str) -> str:
+    h = hashlib.sha256()
+    h.update(_compiler_id(gxx).encode())
+    h.update(repr((v.entry, v.platform, v.flags())).encode())
+    dirs = {EMU_DIR, *v.include_dirs, *(s.parent for s in v.sources)}
+    for path in sorted(set(_tree_files(dirs)) | set(v.sources)):
+        h.update(str(path.name).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:24]
+
+
+def gxx() -> str:
+    exe = shutil.which(os.environ.get("CXX", "g++")) or shutil.which("g++")
+    if exe is None:
+        raise WorkbenchError("compiler", "g++", "g++ 12 or newer on PATH (apt-get install g++)")
+    return exe
+
+
+@dataclass(frozen=True)
+class Built:
+    path: Path
+    key: str
+    cached: bool
+    seconds: float
+
+
+def build(v: Variant, driver: Path | None = None) -> Built:
+    """Return the binary for `v`, compiling it only if no cached build exists."""
+    t0 = time.perf_counter()
+    compiler = gxx()
+    key = variant_key(v, compiler)
+    binary = cache_dir() / f"{v.entry}-{key}"
+    if binary.exists():
+        return Built(binary, key, True, time.perf_counter() - t0)
+    lock = cache_dir() / f".{key}.lock"
+    with open(lock, "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)  # released when the file closes
+        if binary.exists():  # another process built it while we waited
+            return Built(binary, key, True, time.perf_counter() - t0)
+        with tempfile.TemporaryDirectory(dir=cache_dir()) as tmp:
+            entry_h = Path(tmp) / "ascemu_entry.h"
+            entry_h.write_text(entry_header(v.entry))
+            out = Path(tmp) / "kernel.bin"
+            cmd = [
+                compiler,
+                *v.flags(),
+                f"-I{tmp}",
+                f"-DASCEMU_ENTRY={v.entry}",
+                *map(str, v.sources),
+                str(driver or EMU_DIR / "driver" / "main.cpp"),
+                "-o",
+                str(out),
+            ]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise BuildError(f"{v.entry} ({v.platform}, {dict(v.defines)})", proc.stderr or proc.stdout)
+            os.replace(out, binary)
+    return Built(binary, key, False, time.perf_counter() - t0)
+
+
+def entry_header(entry: str) -> str:
+    """Placeholder until the emulator README fixes the mechanism (see kernels/emu/README.md)."""
+    return f'#pragma once\n#define ASCEMU_ENTRY_NAME "{entry}"\n'
+
+
+def defines_of(mapping: Mapping[str, object]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((k, "" if v is True else str(v)) for k, v in mapping.items() if v is not False))

@@ -1,0 +1,125 @@
+"""workbench.run: Case -> plan -> inputs -> golden -> backend run -> comparison reports, as one Result."""
+
+from __future__ import annotations
+
+import html
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import backends
+from .case import Case
+from .compare import Report
+from .pipeline import golden, make_inputs, plan, verify
+from .tiling import TilingPlan
+
+
+@dataclass(frozen=True)
+class Result:
+    """One run: what went in, what came out, how it compares, and what the backend saw."""
+
+    case: Case
+    plan: TilingPlan
+    backend: str
+    seed: int
+    distribution: str
+    inputs: dict[str, np.ndarray] = field(repr=False)
+    outputs: dict[str, np.ndarray] = field(repr=False)
+    expected: dict[str, np.ndarray] = field(repr=False)
+    reports: dict[str, Report]
+    diagnostics: tuple[Any, ...]
+    trace: dict[str, Any] = field(repr=False)
+    timings: dict[str, float]
+    exit_code: int = 0
+
+    @property
+    def faulted(self) -> bool:
+        return self.exit_code != 0 or any(getattr(d, "is_fault", False) for d in self.diagnostics)
+
+    @property
+    def passed(self) -> bool:
+        return not self.faulted and all(r.passed for r in self.reports.values())
+
+    @property
+    def verdict(self) -> str:
+        return "PASS" if self.passed else ("KERNEL FAULT" if self.faulted else "PRECISION FAIL")
+
+    def text(self) -> str:
+        head = (
+            f"{self.verdict}: {self.case.label()} on {self.backend} (seed {self.seed}, {self.distribution}); "
+            + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in self.timings.items())
+        )
+        diags = [f"  {d}" for d in self.diagnostics]
+        return "\n".join(
+            [head, *(["diagnostics:", *diags] if diags else []), *(r.text() for r in self.reports.values())]
+        )
+
+    def _repr_html_(self) -> str:
+        diags = "".join(f"<li><code>{html.escape(str(d))}</code></li>" for d in self.diagnostics)
+        parts = [
+            f"<h4>{html.escape(self.verdict)}: {html.escape(self.case.label())}</h4>",
+            f"<p>{html.escape(self.backend)}, "
+            + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in self.timings.items())
+            + "</p>",
+            f"<ul>{diags}</ul>" if diags else "",
+            *(r._repr_html_() for r in self.reports.values()),
+        ]
+        return "".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "backend": self.backend,
+            "passed": self.passed,
+            "verdict": self.verdict,
+            "exit_code": self.exit_code,
+            "seed": self.seed,
+            "distribution": self.distribution,
+            "outputs": {k: r.to_json() for k, r in self.reports.items()},
+            "diagnostics": [_diag_json(d) for d in self.diagnostics],
+            "timings": self.timings,
+        }
+
+
+def _diag_json(d: Any) -> dict[str, Any]:
+    fields = ("kind", "severity", "core", "api", "file", "line", "message", "count", "details")
+    return {f: getattr(d, f) for f in fields if hasattr(d, f)}
+
+
+def run(
+    case: Case,
+    backend: str = "emu",
+    seed: int = 0,
+    distribution: str | None = None,
+    standard: str | None = None,
+    inputs: Mapping[str, np.ndarray] | None = None,
+    worst: int = 10,
+) -> Result:
+    """Run `case` on `backend` and compare every output with the golden."""
+    be = backends.get(backend)
+    tiling = plan(case)
+    dist = distribution or case.spec.distributions[0]
+    data = dict(inputs) if inputs is not None else make_inputs(case, seed, dist)
+    t0 = time.perf_counter()
+    expected = golden(case, data)
+    golden_s = time.perf_counter() - t0
+    ex = be.execute(case, tiling, data)
+    reports = verify(case, data, ex.outputs, expected, standard, worst) if not ex.exit_code >= 2 else {}
+    timings = {**ex.timings, "golden_s": golden_s}
+    return Result(
+        case,
+        tiling,
+        backend,
+        seed,
+        dist,
+        data,
+        ex.outputs,
+        expected,
+        reports,
+        ex.diagnostics,
+        ex.trace,
+        timings,
+        ex.exit_code,
+    )
