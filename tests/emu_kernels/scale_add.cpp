@@ -57,7 +57,8 @@ extern "C" __global__ __aicore__ void scale_add(GM_ADDR x, GM_ADDR y, GM_ADDR wo
     }
 #endif
 #ifdef SCALE_ADD_SPIN
-    while (true) {
+    volatile int spin = 0;  // volatile: an empty infinite loop would be undefined behaviour, not a hang
+    while (spin == 0) {
     }
 #endif
 }
