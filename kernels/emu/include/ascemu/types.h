@@ -3,7 +3,8 @@
 // `half` and `bfloat16_t` are 2-byte trivially copyable wrappers around their bit pattern.
 // They convert implicitly from every arithmetic type (round to nearest even) and implicitly to
 // float, and deliberately define no arithmetic operators: `h * 2` and `h1 + h2` compute in
-// float, exactly like the CPU twin of CANN (spec §3.2).  Comparisons go through float too.
+// float, exactly like the CPU twin of CANN (spec §3.2).  Comparisons go through float too;
+// compound assignment (h += x) computes in float and rounds back once.
 #pragma once
 
 #include <bit>
@@ -56,6 +57,32 @@ constexpr uint16_t f32_to_bf16_bits(float f) noexcept {
 }
 constexpr float bf16_bits_to_f32(uint16_t b) noexcept { return std::bit_cast<float>(uint32_t(b) << 16); }
 
+// double -> 16-bit float (1 sign, 15-M exponent bits, M mantissa bits, bias B) bits, round to
+// nearest even in one step (no double rounding through float).  Same NaN rule as above.
+template <int M, int B>
+constexpr uint16_t f64_to_small_bits(double d) noexcept {
+    constexpr int E = 15 - M, EMAX = (1 << E) - 2 - B;
+    constexpr uint16_t EXPMASK = uint16_t(((1u << E) - 1) << M);
+    constexpr uint64_t THR = (uint64_t(EMAX + 1023) << 52) | (((1ull << (M + 1)) - 1) << (51 - M));
+    constexpr uint64_t MINNORM = uint64_t(1 - B + 1023) << 52;
+    constexpr uint64_t MAGIC = uint64_t(1 - B - M + 52 + 1023) << 52;  // ulp(MAGIC) = target subnormal ulp
+    uint64_t x = std::bit_cast<uint64_t>(d);
+    uint16_t sign = uint16_t((x >> 48) & 0x8000u);
+    uint64_t ax = x & 0x7fffffffffffffffull;
+    if (ax >= 0x7ff0000000000000ull)
+        return uint16_t(sign | EXPMASK |
+                        (ax > 0x7ff0000000000000ull ? (1u << (M - 1)) | ((ax >> (52 - M)) & ((1u << M) - 1)) : 0));
+    if (ax >= THR) return uint16_t(sign | EXPMASK);  // rounds past MAX: inf
+    if (ax < MINNORM) {
+        double r = std::bit_cast<double>(ax) + std::bit_cast<double>(MAGIC);
+        return uint16_t(sign | (std::bit_cast<uint64_t>(r) - MAGIC));
+    }
+    ax += (uint64_t(int64_t(B - 1023)) << 52) + ((1ull << (51 - M)) - 1) + ((ax >> (52 - M)) & 1u);
+    return uint16_t(sign | (ax >> (52 - M)));
+}
+constexpr uint16_t f64_to_f16_bits(double d) noexcept { return f64_to_small_bits<10, 15>(d); }
+constexpr uint16_t f64_to_bf16_bits(double d) noexcept { return f64_to_small_bits<7, 127>(d); }
+
 // Exact value v (long double holds every int64/uint64/double exactly) rounded to nearest even
 // with P significand bits and minimum normal exponent EMIN; the exponent range is unbounded
 // above, so a caller detects overflow by comparing with its MAX.  Used for double/integer
@@ -68,7 +95,7 @@ inline long double round_rne_ld(long double v) noexcept {
     int uexp = (e - 1 < EMIN ? EMIN : e - 1) - (P - 1);
     long double y = std::ldexp(v, -uexp), f = std::floor(y), d = y - f;  // d exact
     if (d > 0.5L || (d == 0.5L && std::fmod(f, 2.0L) != 0)) f += 1;
-    return std::ldexp(f, uexp);
+    return std::copysign(std::ldexp(f, uexp), v);  // keep the sign of a zero result
 }
 
 template <class T>
@@ -90,6 +117,11 @@ struct half {
     constexpr operator float() const noexcept { return ascemu::detail::f16_bits_to_f32(bits); }
     static constexpr half from_bits(uint16_t b) noexcept { half h; h.bits = b; return h; }
     constexpr uint16_t to_bits() const noexcept { return bits; }
+    // Compound assignment computes in float (or wider, for a double operand) and rounds once.
+    template <class U> constexpr half& operator+=(const U& u) noexcept { return *this = half(float(*this) + u); }
+    template <class U> constexpr half& operator-=(const U& u) noexcept { return *this = half(float(*this) - u); }
+    template <class U> constexpr half& operator*=(const U& u) noexcept { return *this = half(float(*this) * u); }
+    template <class U> constexpr half& operator/=(const U& u) noexcept { return *this = half(float(*this) / u); }
 
   private:
     template <class T>
@@ -98,12 +130,18 @@ struct half {
                       (std::is_integral_v<T> && sizeof(T) <= 2)) {
             return ascemu::detail::f32_to_f16_bits(float(v));  // exact in float: single rounding
         } else {
-            // double / wide integers: round the exact value once.  Result is a half value (or
-            // >= 2^16, i.e. overflow) and therefore exact in float.
-            long double r = ascemu::detail::round_rne_ld<11, -14>((long double)v);
-            return ascemu::detail::f32_to_f16_bits(std::fabs(r) >= 65536.0L
-                                                       ? (r < 0 ? -INFINITY : INFINITY)
-                                                       : float(r));
+            // double / long double / wide integers: round the exact value once (no double rounding).
+            if constexpr (std::is_integral_v<T>) {  // |v| >= 65520 overflows; below that double is exact
+                if (v >= T(65520)) return 0x7c00;
+                if constexpr (std::is_signed_v<T>) if (v <= T(-65520)) return 0xfc00;
+                return ascemu::detail::f64_to_f16_bits(double(v));
+            } else if constexpr (std::is_same_v<T, double>) {
+                return ascemu::detail::f64_to_f16_bits(v);
+            } else {
+                long double r = ascemu::detail::round_rne_ld<11, -14>(v);
+                return ascemu::detail::f32_to_f16_bits(std::fabs(r) >= 65536.0L ? (r < 0 ? -INFINITY : INFINITY)
+                                                                                  : float(r));
+            }
         }
     }
 };
@@ -120,6 +158,11 @@ struct bfloat16_t {
     constexpr operator float() const noexcept { return ascemu::detail::bf16_bits_to_f32(bits); }
     static constexpr bfloat16_t from_bits(uint16_t b) noexcept { bfloat16_t h; h.bits = b; return h; }
     constexpr uint16_t to_bits() const noexcept { return bits; }
+    // Compound assignment computes in float (or wider, for a double operand) and rounds once.
+    template <class U> constexpr bfloat16_t& operator+=(const U& u) noexcept { return *this = bfloat16_t(float(*this) + u); }
+    template <class U> constexpr bfloat16_t& operator-=(const U& u) noexcept { return *this = bfloat16_t(float(*this) - u); }
+    template <class U> constexpr bfloat16_t& operator*=(const U& u) noexcept { return *this = bfloat16_t(float(*this) * u); }
+    template <class U> constexpr bfloat16_t& operator/=(const U& u) noexcept { return *this = bfloat16_t(float(*this) / u); }
 
   private:
     template <class T>
@@ -128,7 +171,9 @@ struct bfloat16_t {
                       (std::is_integral_v<T> && sizeof(T) <= 2)) {
             return ascemu::detail::f32_to_bf16_bits(float(v));
         } else {
-            // bf16 shares float's exponent range; anything rounding past FLT_MAX's binade is inf.
+            if constexpr (std::is_same_v<T, double> || (std::is_integral_v<T> && sizeof(T) <= 4))
+                return ascemu::detail::f64_to_bf16_bits(double(v));  // exact in double: one rounding
+            // 64-bit integers / long double: bf16 shares float's exponent range.
             long double r = ascemu::detail::round_rne_ld<8, -126>((long double)v);
             return ascemu::detail::f32_to_bf16_bits(
                 std::fabs(r) >= 0x1p128L ? (r < 0 ? -INFINITY : INFINITY) : float(r));
