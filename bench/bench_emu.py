@@ -25,8 +25,11 @@ from workbench.emu import load
 CASES = [
     ("cast f32->f16 16M", wb.Case("cast", ("float32", "float16"), (1 << 24,)), None),
     ("sce fp32 [8192,1000]", wb.Case("softmax_cross_entropy_with_logits", ("float32",), (8192, 1000)), "soft"),
-    ("edg fp32 [65536,512] nW 32768",
-     wb.Case("embedding_dense_grad", ("float32",), (65536, 512), attrs={"num_weights": 32768}), "uniform"),
+    (
+        "edg fp32 [65536,512] nW 32768",
+        wb.Case("embedding_dense_grad", ("float32",), (65536, 512), attrs={"num_weights": 32768}),
+        "uniform",
+    ),
 ]
 
 
@@ -46,8 +49,10 @@ def bench_runs(repeat: int) -> bool:
             kernel_t.append(ex.timings["kernel_s"])
         g, r, k = (statistics.median(t) for t in (golden_t, run_t, kernel_t))
         ok &= r / g <= 1.5
-        print(f"  golden {g * 1e3:8.2f} ms  emu run {r * 1e3:8.2f} ms (in-process {k * 1e3:8.2f} ms)"
-              f"  ratio {r / g:5.2f}  {label}")
+        print(
+            f"  golden {g * 1e3:8.2f} ms  emu run {r * 1e3:8.2f} ms (in-process {k * 1e3:8.2f} ms)"
+            f"  ratio {r / g:5.2f}  {label}"
+        )
     return ok
 
 

@@ -19,8 +19,12 @@ KERNEL = Path(__file__).parent / "emu_kernels" / "scale_add.cpp"
 
 
 class ScaleAddTiling(ctypes.Structure):
-    _fields_ = [("total", ctypes.c_uint32), ("perCore", ctypes.c_uint32), ("tile", ctypes.c_uint32),
-                ("alpha", ctypes.c_float)]
+    _fields_ = [
+        ("total", ctypes.c_uint32),
+        ("perCore", ctypes.c_uint32),
+        ("tile", ctypes.c_uint32),
+        ("alpha", ctypes.c_float),
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +71,9 @@ def test_concurrent_builds_of_one_variant_are_safe(cache: Path) -> None:
         "print(k.built().path)"
     )
     env = {**os.environ, "WORKBENCH_CACHE": str(cache)}
-    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env) for _ in range(3)]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env) for _ in range(3)
+    ]
     paths = {p.communicate(timeout=300)[0].strip() for p in procs}
     assert all(p.returncode == 0 for p in procs)
     assert len(paths) == 1 and Path(paths.pop()).is_file()

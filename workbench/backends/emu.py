@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import np_dtype
-from ..emu import In, Out, load
+from ..emu import In, Out, Workspace, load
 from ..emu.build import ROOT
 from ..errors import WorkbenchError
 from ..registry import get_op
@@ -36,7 +36,7 @@ def execute(case: Any, plan: TilingPlan, inputs: Mapping[str, np.ndarray]) -> Ex
         else:
             args.append(Out(outputs[name], fill=info.output_fill))
     kernel = load(ROOT / info.source, info.entry, case.platform, info.defines)
-    workspace = Out(np.empty(max(plan.workspace_bytes, 32), np.uint8), fill=info.workspace_fill)
+    workspace = Workspace(plan.workspace_bytes, fill=info.workspace_fill)
     run = kernel[plan.block_dim](*args, workspace=workspace, tiling=plan.tiling_bytes(), tiling_key=plan.tiling_key)
     timings = {"build_s": run.build.seconds, "run_s": run.wall_s, "kernel_s": run.kernel_s}
     return Execution(outputs, run.diagnostics, run.trace, timings, run.exit_code, run.build.cached)

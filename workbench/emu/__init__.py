@@ -21,10 +21,10 @@ import numpy as np
 
 from ..errors import InvalidInput, UnsupportedPlatform
 from ..platform import get_platform
-from .build import Built, Variant, build, defines_of
+from .build import PLATFORM_MACRO, Built, Variant, build, defines_of
 from .launch import POISON, Arg, Diagnostic, LaunchOutcome, run_launch
 
-__all__ = ["POISON", "Diagnostic", "In", "Kernel", "KernelRun", "Out", "load"]
+__all__ = ["POISON", "Diagnostic", "In", "Kernel", "KernelRun", "Out", "Workspace", "load"]
 
 _EMU_PLATFORM = {2002: "P310", 2201: "P910B"}
 
@@ -35,6 +35,11 @@ def In(array: np.ndarray) -> Arg:
 
 def Out(array: np.ndarray, fill: int | None = None) -> Arg:
     return Arg(array, "output", fill)
+
+
+def Workspace(nbytes: int, fill: int = POISON) -> Arg:
+    """A workspace buffer: never copied back; poisoned unless `fill` is a byte value."""
+    return Arg(np.empty(max(int(nbytes), 32), np.uint8), "workspace", fill)
 
 
 @dataclass(frozen=True)
@@ -70,7 +75,7 @@ class _Bound:
     ) -> KernelRun:
         args = [a if isinstance(a, Arg) else Arg(_device_array(a, i), "inout") for i, a in enumerate(arrays)]
         if isinstance(workspace, int):
-            args.append(Arg(np.empty(workspace, np.uint8), "workspace", POISON))
+            args.append(Workspace(workspace))
         elif isinstance(workspace, Arg):
             args.append(workspace)
         elif workspace is not None:
@@ -80,7 +85,7 @@ class _Bound:
         plat = self.kernel.platform
         out: LaunchOutcome = run_launch(
             built.path,
-            _EMU_PLATFORM[plat.npu_arch].lower(),
+            PLATFORM_MACRO[_EMU_PLATFORM[plat.npu_arch]],
             plat.soc,
             self.block_dim,
             args,

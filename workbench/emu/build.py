@@ -122,15 +122,17 @@ def build(v: Variant, driver: Path | None = None) -> Built:
         if binary.exists():  # another process built it while we waited
             return Built(binary, key, True, time.perf_counter() - t0)
         with tempfile.TemporaryDirectory(dir=cache_dir()) as tmp:
-            entry_h = Path(tmp) / "ascemu_entry.h"
-            entry_h.write_text(entry_header(v.entry))
             out = Path(tmp) / "kernel.bin"
+            # One translation unit: the driver with the first kernel source force-included, so the driver
+            # sees the entry's real prototype (kernels/emu/README.md, mechanism A); further sources link.
+            first, *rest = v.sources
             cmd = [
                 compiler,
                 *v.flags(),
-                f"-I{tmp}",
                 f"-DASCEMU_ENTRY={v.entry}",
-                *map(str, v.sources),
+                "-include",
+                str(first),
+                *map(str, rest),
                 str(driver or EMU_DIR / "driver" / "main.cpp"),
                 "-o",
                 str(out),
@@ -140,11 +142,6 @@ def build(v: Variant, driver: Path | None = None) -> Built:
                 raise BuildError(f"{v.entry} ({v.platform}, {dict(v.defines)})", proc.stderr or proc.stdout)
             os.replace(out, binary)
     return Built(binary, key, False, time.perf_counter() - t0)
-
-
-def entry_header(entry: str) -> str:
-    """Placeholder until the emulator README fixes the mechanism (see kernels/emu/README.md)."""
-    return f'#pragma once\n#define ASCEMU_ENTRY_NAME "{entry}"\n'
 
 
 def defines_of(mapping: Mapping[str, object]) -> tuple[tuple[str, str], ...]:

@@ -79,7 +79,7 @@ class Arg:
 
     @property
     def writes_back(self) -> bool:
-        return self.role != "input" and self.array.flags.writeable
+        return self.role in ("output", "inout") and self.array.flags.writeable
 
 
 @dataclass(frozen=True)
