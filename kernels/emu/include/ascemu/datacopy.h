@@ -1,0 +1,350 @@
+// ascemu/datacopy.h — DataCopy / DataCopyPad (spec §5.3) and atomic accumulation (§4.8).
+#pragma once
+#include "ascemu/pipe.h"
+
+namespace ascemu {
+
+// A strided transfer: `count` blocks of `len` bytes; block i is at gm + i*gm_pitch and ub + i*ub_pitch.
+struct Xfer {
+    uint32_t count;
+    uint32_t len;
+    uint64_t gm_pitch;
+    uint64_t ub_pitch;
+};
+
+// GM -> UB.  ub_data_off = byte offset of the data inside each UB row (DataCopyPad left padding).
+inline bool xfer_gm_to_ub(Core* c, const UbView& dv, const uint8_t* g, const Xfer& x, const SL& loc,
+                          const char* api, size_t elem, uint32_t ub_data_off = 0, uint32_t ub_row_bytes = 0) {
+    if (x.count == 0 || x.len == 0) return false;
+    uint64_t gspan = (uint64_t)(x.count - 1) * x.gm_pitch + x.len;
+    uint32_t row = ub_row_bytes ? ub_row_bytes : x.len;
+    uint64_t uspan = (uint64_t)(x.count - 1) * x.ub_pitch + ub_data_off + row;
+    bool contiguous = x.count == 1 && ub_data_off == 0 && row == x.len;
+    uint8_t* u = ub_operand(c, dv, uspan, contiguous ? (unsigned)UB_W : 0u, loc, "dst");
+    if (!u) return false;
+    if (!contiguous)
+        for (uint32_t i = 0; i < x.count; ++i) {
+            uint64_t o = dv.off + (uint64_t)i * x.ub_pitch + ub_data_off;
+            c->ubw.set(o, o + x.len);
+        }
+    maybe_yield(c);
+    GmAccess a = gm_check(g, gspan, false, elem, loc, api);
+    if (!a.buf) {
+        return false;
+    }
+    for (uint32_t i = 0; i < x.count; ++i) {
+        uint64_t go = (uint64_t)i * x.gm_pitch;
+        uint8_t* ud = u + (uint64_t)i * x.ub_pitch + ub_data_off;
+        uint64_t ok = a.ok > go ? std::min<uint64_t>(x.len, a.ok - go) : 0;
+        if (ok) std::memcpy(ud, g + go, ok);
+        if (ok < x.len) std::memset(ud + ok, 0xFF, x.len - ok);
+        if (x.count > 1 && ok) {
+            GmAccess b = a;
+            b.off = a.off + go;
+            b.ok = ok;
+            gm_uninit_check(b, loc, api);
+        }
+    }
+    if (x.count == 1) gm_uninit_check(a, loc, api);
+    gm_note_read(c, g, (size_t)std::min<uint64_t>(gspan, a.ok), loc, api);
+    return true;
+}
+
+template <class T>
+inline void atomic_add_fn(uint8_t* gm, const uint8_t* ub, size_t bytes, OverflowMode ovf);
+
+inline std::mutex& atomic_mutex(const void* p) { return rt().am[((uintptr_t)p >> 6) % 64]; }
+
+// UB -> GM (plain or atomic).
+inline bool xfer_ub_to_gm(Core* c, uint8_t* g, const UbView& sv, const Xfer& x, const SL& loc, const char* api,
+                          size_t elem, const char* dtype) {
+    if (x.count == 0 || x.len == 0) return false;
+    uint64_t gspan = (uint64_t)(x.count - 1) * x.gm_pitch + x.len;
+    uint64_t uspan = (uint64_t)(x.count - 1) * x.ub_pitch + x.len;
+    uint8_t* u = ub_operand(c, sv, uspan, 0, loc, "src");
+    if (!u) return false;
+    // UNINIT_TO_GM instead of UB_UNINIT_READ: padded tails legitimately carry poison to GM.
+    for (uint32_t i = 0; i < x.count; ++i) {
+        uint64_t uo = sv.off + (uint64_t)i * x.ub_pitch;
+        if (!c->ubw.all(uo, uo + x.len)) {
+            diag("UNINIT_TO_GM", Sev::Warning, loc,
+                 strf("%s copies never-written UB bytes (poison) to GM", api),
+                 jd("ub_offset", (long long)uo, "bytes", x.len));
+            break;
+        }
+    }
+    maybe_yield(c);
+    GmAccess a = gm_check(g, gspan, true, elem, loc, api);
+    if (!a.buf) return false;
+    bool atomic = c->atomic_fn != nullptr;
+    if (atomic && std::strcmp(c->atomic_type, dtype) != 0)
+        diag("ATOMIC_TYPE_MISMATCH", Sev::Error, loc,
+             strf("%s copies %s data while SetAtomicAdd<%s> is active; the bytes are accumulated as %s", api, dtype,
+                  c->atomic_type, c->atomic_type),
+             jd("copied", dtype, "atomic", c->atomic_type));
+    std::unique_lock<std::mutex> lk;
+    if (atomic && rt().permits > 1) lk = std::unique_lock<std::mutex>(rt().am[0]);
+    OverflowMode ovf = rt().cfg.overflow;
+    uint64_t moved = 0;
+    for (uint32_t i = 0; i < x.count; ++i) {
+        uint64_t go = (uint64_t)i * x.gm_pitch;
+        const uint8_t* us = u + (uint64_t)i * x.ub_pitch;
+        uint64_t ok = a.ok > go ? std::min<uint64_t>(x.len, a.ok - go) : 0;
+        if (!ok) continue;
+        moved += ok;
+        if (atomic) c->atomic_fn(g + go, us, ok, ovf);
+        else std::memcpy(g + go, us, ok);
+        if (x.count > 1) {
+            GmAccess b = a;
+            b.off = a.off + go;
+            b.ok = ok;
+            gm_after_write(c, b, g + go, ok, atomic, loc, api);
+        }
+    }
+    if (lk.owns_lock()) lk.unlock();
+    if (x.count == 1) gm_after_write(c, a, g, x.len, atomic, loc, api);
+    if (atomic) {
+        c->tr.atomic_ops++;
+        c->tr.atomic_bytes += moved;
+        c->tr.atomic_dtype = c->atomic_type;
+    }
+    return true;
+}
+
+inline void mte_count(MteStat& m, uint64_t bytes, uint64_t bursts) {
+    m.bytes += bytes;
+    m.ops++;
+    m.bursts += bursts;
+    if (bytes < 512) m.small_ops++;
+}
+
+template <class T>
+inline uint32_t count_form_bytes(Core* c, uint32_t count, const SL& loc, const char* api) {
+    uint64_t bytes = (uint64_t)count * sizeof(T);
+    uint64_t moved = bytes / 32 * 32;
+    if (moved != bytes) {
+        if (moved == 0)
+            diag("DATACOPY_ZERO", Sev::Warning, loc,
+                 strf("%s of %u %s elements = %llu bytes < 32: nothing is moved (DataCopy rounds the length down to "
+                      "32 B)",
+                      api, count, dtype_name_v<T>, (unsigned long long)bytes),
+                 jd("requested", (long long)bytes, "moved", 0, "untouched", (long long)bytes), DF_STRICT_ERR);
+        else
+            diag("DATACOPY_ROUNDED", Sev::Warning, loc,
+                 strf("%s of %u %s elements = %llu bytes is not a multiple of 32: only %llu bytes move", api, count,
+                      dtype_name_v<T>, (unsigned long long)bytes, (unsigned long long)moved),
+                 jd("requested", (long long)bytes, "moved", (long long)moved, "untouched", (long long)(bytes - moved)),
+                 DF_STRICT_ERR);
+    }
+    (void)c;
+    return (uint32_t)moved;
+}
+
+inline bool params_ok(const AscendC::DataCopyParams& p, const SL& loc, const char* api) {
+    if (p.blockCount < 1 || p.blockCount > 4095 || p.blockLen < 1) {
+        diag("PARAM_RANGE", Sev::Error, loc,
+             strf("%s: DataCopyParams blockCount %u (1..4095) / blockLen %u (1..65535) out of range; copy skipped", api,
+                  p.blockCount, p.blockLen),
+             jd("blockCount", p.blockCount, "blockLen", p.blockLen));
+        return false;
+    }
+    return true;
+}
+
+}  // namespace ascemu
+
+namespace AscendC {
+
+// ---------------------------------------------------------------------------------------- DataCopy count form
+template <typename T>
+inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint32_t count,
+                     const std::source_location loc = std::source_location::current()) {
+    using namespace ascemu;
+    Core* c = api_enter("DataCopy", loc);
+    src.logical_check(0, count, loc);
+    uint32_t moved = count_form_bytes<T>(c, count, loc, "DataCopy");
+    if (!moved) return;
+    if (xfer_gm_to_ub(c, dst.v_, (const uint8_t*)src.GetPhyAddr(), Xfer{1, moved, 0, 0}, loc, "DataCopy", sizeof(T)))
+        mte_count(c->tr.mte2, moved, 1);
+}
+template <typename T>
+inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count,
+                     const std::source_location loc = std::source_location::current()) {
+    using namespace ascemu;
+    Core* c = api_enter("DataCopy", loc);
+    dst.logical_check(0, count, loc);
+    uint32_t moved = count_form_bytes<T>(c, count, loc, "DataCopy");
+    if (!moved) return;
+    if (xfer_ub_to_gm(c, (uint8_t*)dst.GetPhyAddr(), src.v_, Xfer{1, moved, 0, 0}, loc, "DataCopy", sizeof(T),
+                      dtype_name_v<T>))
+        mte_count(c->tr.mte3, moved, 1);
+}
+template <typename T>
+inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count,
+                     const std::source_location loc = std::source_location::current()) {
+    using namespace ascemu;
+    Core* c = api_enter("DataCopy", loc);
+    uint32_t moved = count_form_bytes<T>(c, count, loc, "DataCopy");
+    if (!moved) return;
+    uint8_t* s = ub_operand(c, src.v_, moved, UB_R, loc, "src");
+    uint8_t* d = ub_operand(c, dst.v_, moved, UB_W, loc, "dst");
+    if (!s || !d) return;
+    std::memmove(d, s, moved);
+    mte_count(c->tr.ub2ub, moved, 1);
+}
+
+// ---------------------------------------------------------------------------------------- DataCopyParams form
+template <typename T>
+inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p,
+                     const std::source_location loc = std::source_location::current()) {
+    using namespace ascemu;
+    Core* c = api_enter("DataCopy", loc);
+    if (!params_ok(p, loc, "DataCopy")) return;
+    Xfer x{p.blockCount, p.blockLen * 32u, (uint64_t)(p.blockLen + p.srcStride) * 32u,
+           (uint64_t)(p.blockLen + p.dstStride) * 32u};
+    if (xfer_gm_to_ub(c, dst.v_, (const uint8_t*)src.GetPhyAddr(), x, loc, "DataCopy", sizeof(T)))
+        mte_count(c->tr.mte2, (uint64_t)x.count * x.len, x.count);
+}
+template <typename T>
+inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p,
+                     const std::source_location loc = std::source_location::current()) {
+    using namespace ascemu;
+    Core* c = api_enter("DataCopy", loc);
+    if (!params_ok(p, loc, "DataCopy")) return;
+    Xfer x{p.blockCount, p.blockLen * 32u, (uint64_t)(p.blockLen + p.dstStride) * 32u,
+           (uint64_t)(p.blockLen + p.srcStride) * 32u};
+    if (xfer_ub_to_gm(c, (uint8_t*)dst.GetPhyAddr(), src.v_, x, loc, "DataCopy", sizeof(T), dtype_name_v<T>))
+        mte_count(c->tr.mte3, (uint64_t)x.count * x.len, x.count);
+}
+template <typename T>
+inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p,
+                     const std::source_location loc = std::source_location::current()) {
+    using namespace ascemu;
+    Core* c = api_enter("DataCopy", loc);
+    if (!params_ok(p, loc, "DataCopy")) return;
+    uint64_t len = p.blockLen * 32ull, sp = (p.blockLen + p.srcStride) * 32ull, dp = (p.blockLen + p.dstStride) * 32ull;
+    uint64_t sspan = (p.blockCount - 1) * sp + len, dspan = (p.blockCount - 1) * dp + len;
+    uint8_t* s = ub_operand(c, src.v_, sspan, 0, loc, "src");
+    uint8_t* d = ub_operand(c, dst.v_, dspan, 0, loc, "dst");
+    if (!s || !d) return;
+    for (uint32_t i = 0; i < p.blockCount; ++i) {
+        c->ubw.set(dst.v_.off + i * dp, dst.v_.off + i * dp + len);
+        if (!c->ubw.all(src.v_.off + i * sp, src.v_.off + i * sp + len))
+            diag("UB_UNINIT_READ", Sev::Warning, loc, "DataCopy UB->UB reads never-written bytes",
+                 jd("block", i), DF_STRICT_ERR);
+        std::memmove(d + i * dp, s + i * sp, len);
+    }
+    mte_count(c->tr.ub2ub, p.blockCount * len, p.blockCount);
+}
+template <typename T, typename U>
+inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const DataCopyParams& p,
+                     const std::source_location loc = std::source_location::current())
+    requires(!std::is_same_v<T, U>)
+{
+    using namespace ascemu;
+    Core* c = api_enter("DataCopy", loc);
+    if constexpr (kIs310P) {
+        diag("UNSUPPORTED_API", Sev::Error, loc, "DataCopy<T,U> between different UB dtypes is not available on 310P",
+             "{}");
+        return;
+    }
+    (void)c;
+    DataCopy(dst, src.template ReinterpretCast<T>(), p, loc);
+}
+
+// ---------------------------------------------------------------------------------------- DataCopyPad (910B)
+namespace ascemu_detail {
+template <typename T>
+inline void pad_gm_to_ub(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint16_t blockCount, uint32_t blockLen,
+                         uint32_t srcStride, uint32_t dstStride, bool isPad, uint8_t l, uint8_t r, T padv,
+                         const std::source_location& loc) {
+    using namespace ascemu;
+    Core* c = api_enter("DataCopyPad", loc);
+    if constexpr (kIs310P) {
+        diag("UNSUPPORTED_API", Sev::Error, loc, "DataCopyPad is not available on 310P (dav-m200); no effect", "{}");
+        return;
+    } else {
+        if (blockCount < 1 || blockCount > 4095 || blockLen < 1 || l * sizeof(T) > 32 || r * sizeof(T) > 32) {
+            diag("PARAM_RANGE", Sev::Error, loc,
+                 strf("DataCopyPad: blockCount %u / blockLen %u / leftPadding %u / rightPadding %u out of range",
+                      blockCount, blockLen, l, r),
+                 jd("blockCount", blockCount, "blockLen", blockLen, "leftPadding", l, "rightPadding", r));
+            return;
+        }
+        uint32_t lb = l * sizeof(T), rb = r * sizeof(T);
+        uint32_t rowb = (lb + blockLen + rb + 31u) / 32u * 32u;
+        Xfer x{blockCount, blockLen, (uint64_t)blockLen + srcStride, (uint64_t)rowb + dstStride * 32ull};
+        // data rows; the padding bytes are written below
+        if (!xfer_gm_to_ub(c, dst.v_, (const uint8_t*)src.GetPhyAddr(), x, loc, "DataCopyPad", sizeof(T), lb, rowb - lb))
+            return;
+        if (isPad) {
+            uint8_t* u = c->ub + dst.v_.off;
+            for (uint32_t i = 0; i < blockCount; ++i) {
+                uint8_t* row = u + (uint64_t)i * x.ub_pitch;
+                for (uint32_t k = 0; k < l; ++k) std::memcpy(row + k * sizeof(T), &padv, sizeof(T));
+                for (uint32_t k = 0; k < r; ++k) std::memcpy(row + lb + blockLen + k * sizeof(T), &padv, sizeof(T));
+            }
+        }
+        if (isPad)  // the pad bytes count as written; the rest of each row keeps its previous contents
+            for (uint32_t i = 0; i < blockCount; ++i) {
+                uint64_t ro = dst.v_.off + (uint64_t)i * x.ub_pitch;
+                c->ubw.set(ro, ro + lb);
+                c->ubw.set(ro + lb + blockLen, ro + lb + blockLen + rb);
+            }
+        mte_count(c->tr.mte2, (uint64_t)blockCount * blockLen, blockCount);
+    }
+}
+template <typename T>
+inline void pad_ub_to_gm(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint16_t blockCount, uint32_t blockLen,
+                         uint32_t srcStride, uint32_t dstStride, const std::source_location& loc) {
+    using namespace ascemu;
+    Core* c = api_enter("DataCopyPad", loc);
+    if constexpr (kIs310P) {
+        diag("UNSUPPORTED_API", Sev::Error, loc, "DataCopyPad is not available on 310P (dav-m200); no effect", "{}");
+        return;
+    } else {
+        if (blockCount < 1 || blockCount > 4095 || blockLen < 1) {
+            diag("PARAM_RANGE", Sev::Error, loc,
+                 strf("DataCopyPad: blockCount %u / blockLen %u out of range", blockCount, blockLen),
+                 jd("blockCount", blockCount, "blockLen", blockLen));
+            return;
+        }
+        uint32_t rowb = (blockLen + 31u) / 32u * 32u;
+        Xfer x{blockCount, blockLen, (uint64_t)blockLen + dstStride, (uint64_t)rowb + srcStride * 32ull};
+        if (xfer_ub_to_gm(c, (uint8_t*)dst.GetPhyAddr(), src.v_, x, loc, "DataCopyPad", sizeof(T), dtype_name_v<T>))
+            mte_count(c->tr.mte3, (uint64_t)blockCount * blockLen, blockCount);
+    }
+}
+}  // namespace ascemu_detail
+
+template <typename T, PaddingMode mode = PaddingMode::Normal>
+inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
+                        const DataCopyPadExtParams<T>& pad,
+                        const std::source_location loc = std::source_location::current()) {
+    if constexpr (mode != PaddingMode::Normal)
+        ascemu::diag("UNSUPPORTED_API", ascemu::Sev::Error, loc, "DataCopyPad PaddingMode::Compact is not emulated",
+                     "{}");
+    ascemu_detail::pad_gm_to_ub(dst, src, p.blockCount, p.blockLen, p.srcStride, p.dstStride, pad.isPad,
+                                pad.leftPadding, pad.rightPadding, (T)pad.paddingValue, loc);
+}
+template <typename T>
+inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p,
+                        const DataCopyPadParams& pad, const std::source_location loc = std::source_location::current()) {
+    T v;
+    uint64_t pv = pad.paddingValue;
+    std::memcpy(&v, &pv, sizeof(T));
+    ascemu_detail::pad_gm_to_ub(dst, src, p.blockCount, p.blockLen, p.srcStride, p.dstStride, pad.isPad,
+                                pad.leftPadding, pad.rightPadding, v, loc);
+}
+template <typename T, PaddingMode mode = PaddingMode::Normal>
+inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& p,
+                        const std::source_location loc = std::source_location::current()) {
+    ascemu_detail::pad_ub_to_gm(dst, src, p.blockCount, p.blockLen, p.srcStride, p.dstStride, loc);
+}
+template <typename T>
+inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p,
+                        const std::source_location loc = std::source_location::current()) {
+    ascemu_detail::pad_ub_to_gm(dst, src, p.blockCount, p.blockLen, p.srcStride, p.dstStride, loc);
+}
+
+}  // namespace AscendC

@@ -1,0 +1,362 @@
+// ascemu/driver.h — the launch-file driver behind ASCEMU_MAIN(kernel) (spec §8; kernels/emu/README.md).
+//   binary --launch launch.json [--report path] [--mode m] [--timeout s]
+// Reads the launch JSON, allocates GM per args[], builds the entry call by type deduction over the kernel's
+// parameter list, runs block_dim cores, writes out_files and the report JSON (always, also on faults).
+#pragma once
+#include <fstream>
+#include <sstream>
+#include <variant>
+
+#include "kernel_operator.h"
+
+namespace ascemu::json {
+
+struct Value {
+    enum Kind { Null, Bool, Num, Str, Arr, Obj } k = Null;
+    bool b = false;
+    double n = 0;
+    std::string s;
+    std::vector<Value> a;
+    std::vector<std::pair<std::string, Value>> o;
+    const Value* get(const std::string& key) const {
+        for (auto& kv : o)
+            if (kv.first == key) return &kv.second;
+        return nullptr;
+    }
+};
+
+struct Parser {
+    const char* p;
+    const char* end;
+    std::string err;
+    void ws() {
+        while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
+    }
+    bool fail(const char* m) {
+        if (err.empty()) err = m;
+        return false;
+    }
+    bool parse(Value& v) {
+        ws();
+        if (p >= end) return fail("unexpected end");
+        char ch = *p;
+        if (ch == '{') {
+            v.k = Value::Obj;
+            ++p;
+            ws();
+            if (p < end && *p == '}') { ++p; return true; }
+            for (;;) {
+                ws();
+                Value key;
+                if (p >= end || *p != '"' || !str(key.s)) return fail("expected key");
+                ws();
+                if (p >= end || *p != ':') return fail("expected ':'");
+                ++p;
+                Value val;
+                if (!parse(val)) return false;
+                v.o.emplace_back(key.s, std::move(val));
+                ws();
+                if (p < end && *p == ',') { ++p; continue; }
+                if (p < end && *p == '}') { ++p; return true; }
+                return fail("expected ',' or '}'");
+            }
+        }
+        if (ch == '[') {
+            v.k = Value::Arr;
+            ++p;
+            ws();
+            if (p < end && *p == ']') { ++p; return true; }
+            for (;;) {
+                Value val;
+                if (!parse(val)) return false;
+                v.a.push_back(std::move(val));
+                ws();
+                if (p < end && *p == ',') { ++p; continue; }
+                if (p < end && *p == ']') { ++p; return true; }
+                return fail("expected ',' or ']'");
+            }
+        }
+        if (ch == '"') { v.k = Value::Str; return str(v.s); }
+        if (!std::strncmp(p, "true", 4)) { v.k = Value::Bool; v.b = true; p += 4; return true; }
+        if (!std::strncmp(p, "false", 5)) { v.k = Value::Bool; v.b = false; p += 5; return true; }
+        if (!std::strncmp(p, "null", 4)) { v.k = Value::Null; p += 4; return true; }
+        char* e = nullptr;
+        v.n = std::strtod(p, &e);
+        if (e == p) return fail("bad value");
+        v.k = Value::Num;
+        p = e;
+        return true;
+    }
+    bool str(std::string& out) {
+        ++p;
+        while (p < end && *p != '"') {
+            if (*p == '\\') {
+                ++p;
+                if (p >= end) return fail("bad escape");
+                char e = *p++;
+                switch (e) {
+                    case 'n': out += '\n'; break;
+                    case 't': out += '\t'; break;
+                    case 'r': out += '\r'; break;
+                    case 'b': out += '\b'; break;
+                    case 'f': out += '\f'; break;
+                    case 'u': {
+                        if (end - p < 4) return fail("bad \\u");
+                        unsigned cp = (unsigned)std::strtoul(std::string(p, 4).c_str(), nullptr, 16);
+                        p += 4;
+                        if (cp < 0x80) out += (char)cp;
+                        else if (cp < 0x800) { out += (char)(0xC0 | (cp >> 6)); out += (char)(0x80 | (cp & 63)); }
+                        else {
+                            out += (char)(0xE0 | (cp >> 12));
+                            out += (char)(0x80 | ((cp >> 6) & 63));
+                            out += (char)(0x80 | (cp & 63));
+                        }
+                        break;
+                    }
+                    default: out += e;
+                }
+            } else {
+                out += *p++;
+            }
+        }
+        if (p >= end) return fail("unterminated string");
+        ++p;
+        return true;
+    }
+};
+
+inline bool parse(const std::string& text, Value& v, std::string& err) {
+    Parser ps{text.data(), text.data() + text.size(), {}};
+    if (!ps.parse(v)) { err = ps.err; return false; }
+    ps.ws();
+    if (ps.p != ps.end) { err = "trailing characters"; return false; }
+    return true;
+}
+
+}  // namespace ascemu::json
+
+namespace ascemu {
+
+struct ArgSpec {
+    std::string kind;  // gm | bytes | scalar
+    size_t bytes = 0;
+    std::string role = "input", in_file, out_file, type;
+    int fill = -1;
+    double value = 0;
+    std::string raw_value;
+    GmBuf* gm = nullptr;
+    std::vector<uint8_t> data;  // bytes kind
+};
+
+[[noreturn]] inline void usage_fail(const std::string& m) {
+    Runtime& R = rt();
+    {
+        std::lock_guard<std::mutex> g(R.dm);
+        DiagRec d;
+        d.seq = ++R.dseq;
+        d.kind = "HARNESS";
+        d.sev = Sev::Fatal;
+        d.message = m;
+        R.diags.push_back(d);
+        R.kind_counts["HARNESS"]++;
+        std::string line = "ASCEMU_DIAG " + diag_json(d) + "\n";
+        (void)!::write(2, line.data(), line.size());
+    }
+    if (!R.cfg.report_path.empty()) write_report(5);
+    _exit(5);
+}
+
+inline std::vector<uint8_t> read_file(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) usage_fail("cannot read file '" + path + "'");
+    return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+inline std::string resolve(const std::string& base_dir, const std::string& p) {
+    if (p.empty() || p[0] == '/' || base_dir.empty()) return p;
+    return base_dir + "/" + p;
+}
+
+template <class P>
+inline P make_arg(ArgSpec& a, size_t i) {
+    if constexpr (std::is_pointer_v<P>) {
+        if (!a.gm) usage_fail(strf("kernel parameter %zu is a pointer (GM_ADDR) but args[%zu] has kind '%s'", i, i,
+                                   a.kind.c_str()));
+        return (P)a.gm->base;
+    } else if constexpr (std::is_arithmetic_v<P>) {
+        if (a.kind == "scalar") return (P)a.value;
+        if (a.kind == "bytes") {
+            if (a.data.size() != sizeof(P))
+                usage_fail(strf("args[%zu]: %zu bytes for a %zu-byte scalar parameter", i, a.data.size(), sizeof(P)));
+            P v;
+            std::memcpy(&v, a.data.data(), sizeof(P));
+            return v;
+        }
+        usage_fail(strf("kernel parameter %zu is a scalar but args[%zu] has kind '%s'", i, i, a.kind.c_str()));
+    } else {
+        static_assert(std::is_trivially_copyable_v<P>, "ascemu: by-value kernel parameters must be trivially copyable");
+        if (a.kind != "bytes")
+            usage_fail(strf("kernel parameter %zu is a struct passed by value but args[%zu] has kind '%s'", i, i,
+                            a.kind.c_str()));
+        if (a.data.size() != sizeof(P))
+            usage_fail(strf("args[%zu]: tiling file has %zu bytes but the kernel's struct parameter %zu is %zu bytes "
+                            "(sizeof)",
+                            i, a.data.size(), i, sizeof(P)));
+        P v;
+        std::memcpy((void*)&v, a.data.data(), sizeof(P));
+        return v;
+    }
+}
+
+template <class... P, size_t... I>
+inline std::tuple<P...> make_args(std::vector<ArgSpec>& specs, std::index_sequence<I...>) {
+    return std::tuple<P...>(make_arg<P>(specs[I], I)...);
+}
+
+template <class... P>
+inline int driver_main(int argc, char** argv, void (*fn)(P...)) {
+    Runtime& R = rt();
+    std::string launch_path, report_override, mode_override;
+    double timeout_override = -1;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        auto next = [&]() -> std::string {
+            if (i + 1 >= argc) usage_fail("missing value after " + a);
+            return argv[++i];
+        };
+        if (a == "--launch") launch_path = next();
+        else if (a == "--report") report_override = next();
+        else if (a == "--mode") mode_override = next();
+        else if (a == "--timeout") timeout_override = std::atof(next().c_str());
+        else if (a == "--help" || a == "-h") {
+            std::printf("usage: %s --launch launch.json [--report report.json] [--mode serial|parallel|interleave:SEED] "
+                        "[--timeout S]\n", argv[0]);
+            return 0;
+        } else if (launch_path.empty() && a[0] != '-') launch_path = a;
+        else usage_fail("unknown argument " + a);
+    }
+    if (!report_override.empty()) R.cfg.report_path = report_override;
+    if (launch_path.empty()) usage_fail("no launch file (--launch launch.json)");
+    std::string base_dir;
+    if (auto pos = launch_path.rfind('/'); pos != std::string::npos) base_dir = launch_path.substr(0, pos);
+    std::vector<uint8_t> raw = read_file(launch_path);
+    json::Value L;
+    std::string err;
+    if (!json::parse(std::string(raw.begin(), raw.end()), L, err) || L.k != json::Value::Obj)
+        usage_fail("launch file " + launch_path + ": invalid JSON (" + err + ")");
+    auto num = [&](const char* k, double d) { auto* v = L.get(k); return v && v->k == json::Value::Num ? v->n : d; };
+    auto str = [&](const char* k, const std::string& d) {
+        auto* v = L.get(k);
+        return v && v->k == json::Value::Str ? v->s : d;
+    };
+    auto boo = [&](const char* k, bool d) { auto* v = L.get(k); return v && v->k == json::Value::Bool ? v->b : d; };
+    Config& C = R.cfg;
+    if (report_override.empty()) C.report_path = resolve(base_dir, str("report_path", ""));
+    C.platform = str("platform", kProfile.name);
+    C.soc = str("soc", kProfile.soc);
+    C.block_dim = (int)num("block_dim", 1);
+    C.tiling_key = (int64_t)num("tiling_key", 0);
+    C.mode = mode_override.empty() ? str("mode", "serial") : mode_override;
+    C.seed = (uint64_t)num("seed", 0);
+    C.strict = boo("strict", false);
+    C.timeout_s = timeout_override > 0 ? timeout_override : num("timeout_s", 60);
+    C.poll_yield = std::max(2, (int)num("poll_yield", 3));
+    C.threads = (int)num("threads", 2);
+    C.gm_exact = str("gm_alloc", "acl") == "exact";
+    C.ub_poison = (int)num("ub_poison", 0xFF);
+    C.ub_reserved = (uint32_t)num("ub_reserved", 0);
+    C.api_budget = (uint64_t)num("api_budget", 2e9);
+    C.diag_stderr = boo("diag_stderr", true);
+    std::string om = str("overflow_mode", "");
+    if (om == "saturation") C.overflow = OverflowMode::Saturation;
+    else if (om == "inf_nan" || om == "infnan") C.overflow = OverflowMode::InfNan;
+    if (C.mode.rfind("interleave:", 0) == 0) C.seed = std::strtoull(C.mode.c_str() + 11, nullptr, 10);
+    if (C.platform != kProfile.name)
+        usage_fail("launch platform '" + C.platform + "' does not match the binary's compile-time platform '" +
+                   kProfile.name + "' (-DASCEMU_PLATFORM)");
+    const json::Value* args = L.get("args");
+    if (!args || args->k != json::Value::Arr) usage_fail("launch file has no args[] array");
+    if (args->a.size() != sizeof...(P))
+        usage_fail(strf("args[] has %zu entries but the kernel entry takes %zu parameters", args->a.size(),
+                        sizeof...(P)));
+    std::vector<ArgSpec> specs(args->a.size());
+    for (size_t i = 0; i < args->a.size(); ++i) {
+        const json::Value& a = args->a[i];
+        ArgSpec& s = specs[i];
+        auto g = [&](const char* k) { return a.get(k); };
+        if (a.k != json::Value::Obj || !g("kind") || g("kind")->k != json::Value::Str)
+            usage_fail(strf("args[%zu] has no kind", i));
+        s.kind = g("kind")->s;
+        if (g("in_file") && g("in_file")->k == json::Value::Str) s.in_file = resolve(base_dir, g("in_file")->s);
+        if (g("out_file") && g("out_file")->k == json::Value::Str) s.out_file = resolve(base_dir, g("out_file")->s);
+        if (g("role") && g("role")->k == json::Value::Str) s.role = g("role")->s;
+        if (g("fill") && g("fill")->k == json::Value::Num) s.fill = (int)g("fill")->n & 0xFF;
+        if (g("bytes") && g("bytes")->k == json::Value::Num) s.bytes = (size_t)g("bytes")->n;
+        if (g("type") && g("type")->k == json::Value::Str) s.type = g("type")->s;
+        if (g("value") && g("value")->k == json::Value::Num) s.value = g("value")->n;
+        if (s.kind == "gm") {
+            size_t in_size = 0;
+            FILE* inf = nullptr;
+            if (!s.in_file.empty()) {
+                inf = std::fopen(s.in_file.c_str(), "rb");
+                if (!inf) usage_fail("cannot read file '" + s.in_file + "'");
+                std::fseek(inf, 0, SEEK_END);
+                in_size = (size_t)std::ftell(inf);
+                std::fseek(inf, 0, SEEK_SET);
+                if (!g("bytes")) s.bytes = in_size;
+                if (in_size > s.bytes)
+                    usage_fail(strf("args[%zu]: in_file %s has %zu bytes > bytes %zu", i, s.in_file.c_str(), in_size,
+                                    s.bytes));
+            }
+            Role ro = s.role == "input" ? Role::Input : s.role == "output" ? Role::Output
+                    : s.role == "workspace" ? Role::Workspace : s.role == "tiling" ? Role::Tiling : Role::Other;
+            s.gm = gm_alloc(s.bytes, strf("arg%zu:%s", i, s.role.c_str()), ro, s.fill, C.gm_exact, in_size);
+            s.gm->arg_index = (int)i;
+            s.gm->out_file = s.out_file;
+            if (inf) {
+                if (in_size && std::fread(s.gm->base, 1, in_size, inf) != in_size)
+                    usage_fail("short read of '" + s.in_file + "'");
+                std::fclose(inf);
+                s.gm->prefilled = true;
+            }
+        } else if (s.kind == "bytes") {
+            if (s.in_file.empty()) usage_fail(strf("args[%zu]: kind bytes needs in_file", i));
+            s.data = read_file(s.in_file);
+        } else if (s.kind == "scalar") {
+        } else {
+            usage_fail(strf("args[%zu]: unknown kind '%s' (gm | bytes | scalar)", i, s.kind.c_str()));
+        }
+    }
+    // GM_ADDR parameters given as kind "bytes" (tiling pointers for GET_TILING_DATA) become tiling GM buffers
+    {
+        constexpr bool is_ptr[] = {std::is_pointer_v<P>..., false};
+        for (size_t i = 0; i < specs.size(); ++i)
+            if (is_ptr[i] && specs[i].kind == "bytes") {
+                specs[i].gm = gm_alloc(specs[i].data.size(), strf("arg%zu:tiling", i), Role::Tiling, 0, C.gm_exact);
+                std::memcpy(specs[i].gm->base, specs[i].data.data(), specs[i].data.size());
+                specs[i].gm->arg_index = (int)i;
+            }
+    }
+    R.write_outputs = [&specs](int) {
+        for (auto& s : specs)
+            if (s.gm && !s.out_file.empty()) {
+                FILE* f = std::fopen(s.out_file.c_str(), "wb");
+                if (!f) continue;
+                std::fwrite(s.gm->base, 1, s.gm->bytes, f);
+                std::fclose(f);
+            }
+    };
+    std::tuple<P...> proto = make_args<P...>(specs, std::index_sequence_for<P...>{});
+    int rc = launch(C.block_dim, [fn, &proto]() {
+        std::tuple<P...> a = proto;
+        std::apply(fn, a);
+    });
+    write_report(rc);
+    std::fflush(stdout);
+    return rc;
+}
+
+}  // namespace ascemu
+
+#define ASCEMU_MAIN(kernel) \
+    int main(int argc, char** argv) { return ::ascemu::driver_main(argc, argv, &kernel); }

@@ -1,0 +1,381 @@
+// ascemu/launch.h — running blockDim emulated cores (§6): core threads with sigaltstack crash isolation,
+// scheduler start-up, TIMEOUT watchdog, end-of-launch checks and the exit code (§5.6); CPU-twin shims.
+#pragma once
+#include <elf.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#include <csignal>
+#include <cstdio>
+#include <tuple>
+
+#include "ascemu/system.h"
+
+namespace ascemu {
+
+// ------------------------------------------------------------------------------------------------ GM allocation
+// `preloaded` leading bytes are about to be overwritten by the caller (in_file): not filled here.
+inline GmBuf* gm_alloc(size_t bytes, const std::string& name, Role role, int fill /*-1 poison*/, bool exact = false,
+                       size_t preloaded = 0) {
+    Runtime& R = rt();
+    auto b = std::make_unique<GmBuf>();
+    b->bytes = bytes;
+    b->alloc = exact ? bytes : ((bytes + 31) / 32 * 32 + 32);
+    size_t cap = std::max<size_t>(64, (b->alloc + 63) / 64 * 64);
+    b->base = (uint8_t*)std::aligned_alloc(64, cap);
+    if (!b->base) harness_fatal(strf("cannot allocate %zu bytes of GM for '%s'", bytes, name.c_str()));
+    preloaded = std::min(preloaded, bytes);
+    std::memset(b->base + preloaded, fill < 0 ? 0xFF : fill, bytes - preloaded);
+    if (b->alloc > bytes) std::memset(b->base + bytes, 0xFF, b->alloc - bytes);
+    b->name = name;
+    b->role = role;
+    b->prefilled = role == Role::Input || role == Role::Tiling || fill >= 0;
+    b->written.init(b->alloc, false);
+    GmBuf* raw = b.get();
+    auto it = std::upper_bound(R.gm.begin(), R.gm.end(), raw->base,
+                               [](const uint8_t* v, const std::unique_ptr<GmBuf>& x) { return v < x->base; });
+    R.gm.insert(it, std::move(b));
+    return raw;
+}
+inline void gm_free(void* p) {
+    Runtime& R = rt();
+    for (auto it = R.gm.begin(); it != R.gm.end(); ++it)
+        if ((*it)->base == p) {
+            std::free((*it)->base);
+            R.gm.erase(it);
+            return;
+        }
+}
+
+// ------------------------------------------------------------------------------------------------ crash handling
+inline char g_crash_line[4096];
+inline volatile sig_atomic_t g_crash_written = 0;
+
+inline void crash_write_line() {
+    if (g_crash_written) return;
+    g_crash_written = 1;
+    (void)!::write(2, g_crash_line, std::strlen(g_crash_line));
+}
+inline void alarm_handler(int) {
+    crash_write_line();
+    _exit(4);
+}
+
+// Resolves a code address to "file:line" with addr2line (best effort; the caller guards with alarm()).
+inline bool resolve_pc(uintptr_t pc, std::string& file, unsigned& line, std::string& func) {
+    Dl_info di;
+    if (!dladdr((void*)pc, &di) || !di.dli_fname) return false;
+    uintptr_t base = (uintptr_t)di.dli_fbase;
+    uintptr_t addr = pc;
+    const Elf64_Ehdr* eh = (const Elf64_Ehdr*)base;
+    if (eh && eh->e_type == ET_DYN) addr = pc - base;
+    char cmd[1024];
+    std::string fname = di.dli_fname;
+    if (fname.empty() || fname.find('/') == std::string::npos) fname = "/proc/self/exe";
+    std::snprintf(cmd, sizeof cmd, "addr2line -f -C -i -e '%s' 0x%lx 2>/dev/null", fname.c_str(), (unsigned long)addr);
+    FILE* f = popen(cmd, "r");
+    if (!f) return false;
+    char buf[2048];
+    std::vector<std::string> lines;
+    while (std::fgets(buf, sizeof buf, f)) {
+        std::string s = buf;
+        while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+        lines.push_back(s);
+    }
+    pclose(f);
+    for (size_t i = 0; i + 1 < lines.size(); i += 2) {
+        const std::string& fl = lines[i + 1];
+        size_t colon = fl.rfind(':');
+        if (colon == std::string::npos || fl.compare(0, 2, "??") == 0) continue;
+        std::string ln = fl.substr(colon + 1);
+        size_t sp = ln.find(' ');
+        if (sp != std::string::npos) ln = ln.substr(0, sp);
+        unsigned l = (unsigned)std::strtoul(ln.c_str(), nullptr, 10);
+        if (l == 0) continue;
+        file = fl.substr(0, colon);
+        line = l;
+        func = lines[i];
+        return true;
+    }
+    return false;
+}
+
+inline void crash_handler(int sig, siginfo_t* si, void* uctx) {
+    static volatile sig_atomic_t entered = 0;
+    if (entered) _exit(4);
+    entered = 1;
+    Runtime& R = rt();
+    R.finishing.store(true);
+    Core* c = t_core;
+    uintptr_t pc = 0;
+#if defined(__x86_64__)
+    if (uctx) pc = (uintptr_t)((ucontext_t*)uctx)->uc_mcontext.gregs[REG_RIP];
+#endif
+    const char* sn = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE"
+                   : sig == SIGILL ? "SIGILL" : sig == SIGABRT ? "SIGABRT" : "signal";
+    const char* api = c ? c->last_api : "";
+    const char* afile = c && c->last_loc.file_name() ? c->last_loc.file_name() : "";
+    unsigned aline = c ? c->last_loc.line() : 0;
+    // 1. preformatted line without the faulting statement (used if resolution hangs)
+    std::snprintf(g_crash_line, sizeof g_crash_line,
+                  "ASCEMU_DIAG {\"seq\":0,\"kind\":\"CRASH\",\"severity\":\"fatal\",\"core\":%d,\"api\":\"%s\","
+                  "\"file\":\"%s\",\"line\":%u,\"column\":0,\"function\":\"\",\"message\":\"%s in kernel code at address "
+                  "%p\",\"details\":{\"signal\":%d,\"addr\":\"%p\",\"pc\":\"%p\",\"api_file\":\"%s\",\"api_line\":%u,"
+                  "\"resolved\":false},\"count\":1}\n",
+                  c ? c->idx : -1, api, afile, aline, sn, si ? si->si_addr : nullptr, sig, si ? si->si_addr : nullptr,
+                  (void*)pc, afile, aline);
+    struct sigaction sa{};
+    sa.sa_handler = alarm_handler;
+    sigaction(SIGALRM, &sa, nullptr);
+    alarm(5);
+    // 2. best effort: resolve the faulting statement, then write the record and the report
+    std::string file, func;
+    unsigned line = 0;
+    bool ok = pc && resolve_pc(pc, file, line, func);
+    if (ok && !g_crash_written) {
+        std::snprintf(g_crash_line, sizeof g_crash_line,
+                      "ASCEMU_DIAG {\"seq\":0,\"kind\":\"CRASH\",\"severity\":\"fatal\",\"core\":%d,\"api\":\"%s\","
+                      "\"file\":\"%s\",\"line\":%u,\"column\":0,\"function\":\"%s\",\"message\":\"%s in kernel code "
+                      "at address %p\",\"details\":{\"signal\":%d,\"addr\":\"%p\",\"pc\":\"%p\",\"api_file\":\"%s\","
+                      "\"api_line\":%u,\"resolved\":true},\"count\":1}\n",
+                      c ? c->idx : -1, api, file.c_str(), line, func.c_str(), sn, si ? si->si_addr : nullptr, sig,
+                      si ? si->si_addr : nullptr, (void*)pc, afile, aline);
+    }
+    crash_write_line();
+    {
+        std::unique_lock<std::mutex> g(R.dm, std::try_to_lock);
+        if (g.owns_lock()) {
+            DiagRec d;
+            d.seq = ++R.dseq;
+            d.kind = "CRASH";
+            d.sev = Sev::Fatal;
+            d.core = c ? c->idx : -1;
+            d.api = api;
+            d.file = ok ? file : afile;
+            d.line = ok ? line : aline;
+            d.function = func;
+            d.message = strf("%s in kernel code at address %p", sn, si ? si->si_addr : nullptr);
+            d.details = jd("signal", sig, "addr", si ? si->si_addr : nullptr, "pc", (void*)pc, "api_file", afile,
+                           "api_line", aline, "resolved", ok);
+            R.diags.push_back(d);
+            R.kind_counts["CRASH"]++;
+        }
+    }
+    write_report(4);
+    _exit(4);
+}
+
+inline void install_crash_handlers() {
+    struct sigaction sa{};
+    sa.sa_sigaction = crash_handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(s, &sa, nullptr);
+}
+inline void setup_altstack() {
+    const size_t sz = 256 * 1024;
+    void* mem = mmap(nullptr, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) return;
+    stack_t ss{};
+    ss.ss_sp = mem;
+    ss.ss_size = sz;
+    ss.ss_flags = 0;
+    sigaltstack(&ss, nullptr);
+}
+
+// ------------------------------------------------------------------------------------------------ end checks
+inline void core_end_checks(Core* c) {
+    SL loc = c->last_loc;
+    for (auto& b : c->bufs)
+        if (b.state == SlotState::Alloc || b.state == SlotState::EnQ || b.state == SlotState::DeQ) {
+            diag("QUE_LEAK", Sev::Info, loc, "a queue buffer is still allocated/enqueued at kernel exit",
+                 jd("ub_offset", b.lo, "state", (int)b.state));
+            break;
+        }
+    for (int e = 0; e < (int)AscendC::HardEvent::MAX; ++e)
+        for (int i = 0; i < 8; ++i)
+            if (c->ev_pending[e][i] > 0)
+                diag("EVENT_UNPAIRED", Sev::Warning, c->ev_loc[e][i],
+                     strf("SetFlag(event %d, id %d) never matched by a WaitFlag (%d pending at exit)", e, i,
+                          c->ev_pending[e][i]),
+                     jd("event", e, "event_id", i, "pending", c->ev_pending[e][i]));
+    if (c->atomic_fn)
+        diag("ATOMIC_LEFT_ENABLED", Sev::Warning, c->atomic_loc,
+             strf("SetAtomicAdd<%s> still enabled at kernel exit", c->atomic_type), jd("dtype", c->atomic_type));
+}
+
+inline void launch_end_checks() {
+    Runtime& R = rt();
+    for (auto& p : R.pending_rw) {
+        bool in_region = false;
+        for (auto& r : R.regions)
+            if (r.lo < p.hi && p.lo < r.hi) in_region = true;
+        if (in_region) continue;
+        SL loc = SL::current();
+        Core* saved = t_core;
+        t_core = R.cores[p.reader].get();
+        const char* saved_api = t_core->last_api;
+        t_core->last_api = p.rapi;
+        std::string msg = strf("core %d reads GM bytes core %d wrote in the same epoch (no barrier between them)",
+                               p.reader, p.writer);
+        std::string det = jd("reader", p.reader, "writer", p.writer, "reader_file", p.rfile, "reader_line", p.rline,
+                             "writer_file", p.wfile, "writer_line", p.wline, "bytes", (long long)(p.hi - p.lo));
+        // report at the reader's statement
+        struct FakeLoc {
+            const char* f;
+            unsigned l;
+        };
+        (void)loc;
+        {
+            std::lock_guard<std::mutex> g(R.dm);
+            DiagRec d;
+            d.seq = ++R.dseq;
+            d.kind = "GM_RW_RACE";
+            d.sev = Sev::Warning;
+            d.core = p.reader;
+            d.api = p.rapi;
+            d.file = p.rfile;
+            d.line = p.rline;
+            d.message = msg;
+            d.details = det;
+            R.diags.push_back(d);
+            R.kind_counts["GM_RW_RACE"]++;
+        }
+        t_core->last_api = saved_api;
+        t_core = saved;
+    }
+    for (auto& b : R.gm)
+        if (b->role == Role::Output) {
+            size_t u = b->written.count_unset(0, b->bytes);
+            if (u) diag_launch("OUTPUT_UNWRITTEN", Sev::Info,
+                               strf("%zu of %zu bytes of output '%s' were never written by the kernel", u, b->bytes,
+                                    b->name.c_str()),
+                               jd("buffer", b->name, "arg", b->arg_index, "unwritten", u, "bytes", b->bytes));
+        }
+}
+
+// ------------------------------------------------------------------------------------------------ launch
+inline void configure_mode(Runtime& R) {
+    const std::string& m = R.cfg.mode;
+    R.interleave = false;
+    R.permits = 1;
+    if (m == "serial" || m.empty()) {
+    } else if (m.rfind("interleave", 0) == 0) {
+        R.interleave = true;
+        if (m.size() > 11 && m[10] == ':') R.cfg.seed = std::strtoull(m.c_str() + 11, nullptr, 10);
+        R.rng = 0x9E3779B97F4A7C15ull ^ (R.cfg.seed * 0xBF58476D1CE4E5B9ull + 1);
+        if (!R.rng) R.rng = 1;
+    } else if (m == "parallel") {
+        R.permits = std::max(1, R.cfg.threads);
+    } else {
+        harness_fatal("unknown mode '" + m + "' (serial | interleave:SEED | parallel)");
+    }
+}
+
+// Runs body(core_index) on block_dim emulated cores.  Returns the §5.6 exit code (fatal paths _exit).
+inline int launch(int block_dim, const std::function<void()>& body) {
+    Runtime& R = rt();
+    if (block_dim < 1) {
+        diag_launch("HARNESS", Sev::Fatal, strf("block_dim %d < 1", block_dim));
+    }
+    R.cfg.block_dim = block_dim;
+    configure_mode(R);
+    install_crash_handlers();
+    setup_altstack();
+    R.cores.clear();
+    for (int i = 0; i < block_dim; ++i) {
+        auto c = std::make_unique<Core>();
+        c->idx = i;
+        c->ub_mem.assign(kProfile.ub_size + 64, 0);
+        c->ub = (uint8_t*)(((uintptr_t)c->ub_mem.data() + 63) & ~(uintptr_t)63);
+        std::memset(c->ub, R.cfg.ub_poison, kProfile.ub_size);
+        c->ubw.init(kProfile.ub_size, false);
+        c->vc.assign(block_dim, 0);
+        c->poll_thresh = R.cfg.poll_yield;
+        c->state = CState::Ready;
+        R.cores.push_back(std::move(c));
+    }
+    R.running = 0;
+    R.all_done = false;
+    R.launched = true;
+    R.t0 = std::chrono::steady_clock::now();
+    std::vector<std::thread> th;
+    th.reserve(block_dim);
+    for (int i = 0; i < block_dim; ++i) {
+        th.emplace_back([i, &body]() {
+            Runtime& R = rt();
+            setup_altstack();
+            Core* c = R.cores[i].get();
+            t_core = c;
+            {
+                std::unique_lock<std::mutex> lk(R.sm);
+                wait_running(lk, c);
+            }
+            body();
+            core_end_checks(c);
+            std::unique_lock<std::mutex> lk(R.sm);
+            // a barrier still waiting on this core can never complete
+            for (auto& o : R.cores)
+                if (o->state == CState::Barrier && o->barrier_n > c->idx) {
+                    std::string det = "{\"exited_core\":" + std::to_string(c->idx) + ",\"cores\":" + core_states_json() + "}";
+                    c->state = CState::Done;
+                    lk.unlock();
+                    diag("DEADLOCK", Sev::Fatal, o->last_loc,
+                         strf("core %d waits at a barrier over %d cores but core %d has exited", o->idx, o->barrier_n,
+                              c->idx),
+                         det);
+                }
+            c->state = CState::Done;
+            R.running--;
+            dispatch_locked();
+        });
+    }
+    {
+        std::unique_lock<std::mutex> lk(R.sm);
+        dispatch_locked();
+        auto deadline = R.t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                   std::chrono::duration<double>(R.cfg.timeout_s));
+        while (!R.all_done) {
+            if (R.main_cv.wait_until(lk, deadline) == std::cv_status::timeout && !R.all_done) {
+                std::string det = "{\"timeout_s\":" + jnum(R.cfg.timeout_s) + ",\"cores\":" + core_states_json() + "}";
+                Core* hot = nullptr;
+                for (auto& c : R.cores)
+                    if (c->state == CState::Running) { hot = c.get(); break; }
+                SL loc = hot ? hot->last_loc : SL::current();
+                lk.unlock();
+                t_core = hot;  // attribute the record to a running core (main thread only reads it)
+                diag("TIMEOUT", Sev::Fatal, loc, strf("launch exceeded timeout_s = %g s", R.cfg.timeout_s), det);
+            }
+        }
+    }
+    for (auto& t : th) t.join();
+    R.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - R.t0).count();
+    launch_end_checks();
+    return R.any_error ? 1 : 0;
+}
+
+// ------------------------------------------------------------------------------------------------ CPU-twin shims
+inline void config_from_env() {
+    Runtime& R = rt();
+    if (const char* s = std::getenv("ASCEMU_REPORT")) R.cfg.report_path = s;
+    if (const char* s = std::getenv("ASCEMU_MODE")) R.cfg.mode = s;
+    if (const char* s = std::getenv("ASCEMU_STRICT")) R.cfg.strict = std::atoi(s) != 0;
+    if (const char* s = std::getenv("ASCEMU_TIMEOUT")) R.cfg.timeout_s = std::atof(s);
+}
+
+}  // namespace ascemu
+
+namespace AscendC {
+inline void* GmAlloc(size_t size) {
+    return ascemu::gm_alloc(size, "GmAlloc", ascemu::Role::Other, 0)->base;
+}
+inline void GmFree(void* p) { ascemu::gm_free(p); }
+}  // namespace AscendC
+
+#define ICPU_SET_TILING_KEY(k) (::ascemu::rt().cfg.tiling_key = (int64_t)(k))
+#define ICPU_RUN_KF(func, blkdim, ...)                                                      \
+    do {                                                                                    \
+        ::ascemu::config_from_env();                                                        \
+        int ascemu_rc_ = ::ascemu::launch((int)(blkdim), [&]() { func(__VA_ARGS__); });     \
+        ::ascemu::write_report(ascemu_rc_);                                                 \
+    } while (0)

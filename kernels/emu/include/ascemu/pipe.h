@@ -1,0 +1,390 @@
+// ascemu/pipe.h — TPipe, TQueBind/TQue, TBuf (spec §3.4) with the UB allocation checks of §5.2 and the
+// queue protocol of §5.4.
+#pragma once
+#include "ascemu/tensor.h"
+
+namespace ascemu {
+
+inline const char* pos_name(AscendC::TPosition p) {
+    using AscendC::TPosition;
+    switch (p) {
+        case TPosition::VECIN: return "VECIN";
+        case TPosition::VECOUT: return "VECOUT";
+        case TPosition::VECCALC: return "VECCALC";
+        case TPosition::GM: return "GM";
+        default: return "non-UB";
+    }
+}
+inline bool pos_is_ub(AscendC::TPosition p) {
+    using AscendC::TPosition;
+    return p == TPosition::VECIN || p == TPosition::VECOUT || p == TPosition::VECCALC;
+}
+
+}  // namespace ascemu
+
+namespace AscendC {
+
+class TPipe;
+inline TPipe*& ascemu_current_pipe() {
+    static thread_local TPipe* p = nullptr;
+    return p;
+}
+
+// ------------------------------------------------------------------------------------------------ queues
+template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
+class TQueBind {
+  public:
+    TQueBind() = default;
+
+    template <typename T>
+    LocalTensor<T> AllocTensor(const std::source_location loc = std::source_location::current()) {
+        using namespace ascemu;
+        Core* c = api_enter("TQue::AllocTensor", loc);
+        LocalTensor<T> t;
+        if (!check_init(c, loc)) return t;
+        for (uint32_t k = 0; k < num_; ++k) {
+            uint32_t i = (next_ + k) % num_;
+            UbBuf& b = c->bufs[first_ + i];
+            if (b.state == SlotState::Free) {
+                b.state = SlotState::Alloc;
+                next_ = (i + 1) % num_;
+                t.v_ = UbView{b.lo, (uint32_t)(len_ / sizeof(T)), (int32_t)(first_ + i), b.gen, (uint8_t)pos_,
+                              (uint8_t)sizeof(T)};
+                return t;
+            }
+        }
+        diag("QUE_ALLOC_EXHAUSTED", Sev::Fatal, loc,
+             strf("AllocTensor on a queue whose %u buffers are all in use (the device blocks forever)", num_),
+             jd("num", num_, "len", len_));
+        return t;
+    }
+    template <typename T>
+    void AllocTensor(LocalTensor<T>& t, const std::source_location loc = std::source_location::current()) {
+        t = AllocTensor<T>(loc);
+    }
+    template <typename T>
+    void FreeTensor(LocalTensor<T>& t, const std::source_location loc = std::source_location::current()) {
+        using namespace ascemu;
+        Core* c = api_enter("TQue::FreeTensor", loc);
+        if (t.v_.buf < 0 || (size_t)t.v_.buf >= c->bufs.size()) {
+            diag("QUE_DOUBLE_FREE", Sev::Error, loc, "FreeTensor of an invalid tensor", jd("buf", t.v_.buf));
+            return;
+        }
+        UbBuf& b = c->bufs[t.v_.buf];
+        if (b.owner != this) {
+            diag("QUE_FOREIGN_FREE", Sev::Error, loc, "FreeTensor of a tensor that belongs to another queue/buffer",
+                 jd("ub_offset", t.v_.off));
+            return;
+        }
+        if (b.state == SlotState::Free || b.gen != t.v_.gen) {
+            diag("QUE_DOUBLE_FREE", Sev::Error, loc, "FreeTensor of a buffer that is already free",
+                 jd("ub_offset", t.v_.off));
+            return;
+        }
+        if (b.state == SlotState::EnQ) {
+            // remove from the FIFO
+            for (uint32_t k = 0; k < count_; ++k)
+                if (fifo_[(head_ + k) % 64] == t.v_.buf) {
+                    for (uint32_t m = k; m + 1 < count_; ++m) fifo_[(head_ + m) % 64] = fifo_[(head_ + m + 1) % 64];
+                    count_--;
+                    break;
+                }
+        }
+        b.state = SlotState::Free;
+        b.gen++;
+    }
+    template <typename T>
+    bool EnQue(const LocalTensor<T>& t, const std::source_location loc = std::source_location::current()) {
+        using namespace ascemu;
+        Core* c = api_enter("TQue::EnQue", loc);
+        c->tr.enque++;
+        if (t.v_.buf < 0 || (size_t)t.v_.buf >= c->bufs.size() || c->bufs[t.v_.buf].owner != this) {
+            diag("QUE_FOREIGN_FREE", Sev::Error, loc, "EnQue of a tensor that does not belong to this queue",
+                 jd("buf", t.v_.buf));
+            return false;
+        }
+        UbBuf& b = c->bufs[t.v_.buf];
+        if (b.gen != t.v_.gen) {
+            diag("UB_USE_AFTER_FREE", Sev::Error, loc, "EnQue of a freed tensor", jd("ub_offset", t.v_.off));
+            return false;
+        }
+        if (b.state == SlotState::EnQ) {
+            diag("QUE_DEPTH_EXCEEDED", Sev::Error, loc, "EnQue of a tensor that is already enqueued",
+                 jd("ub_offset", t.v_.off));
+            return false;
+        }
+        int32_t d = depth < 1 ? 1 : depth;
+        if ((int32_t)count_ >= d) {
+            diag("QUE_DEPTH_EXCEEDED", Sev::Error, loc,
+                 strf("EnQue beyond the queue depth %d (%u tensors already enqueued)", (int)depth, count_),
+                 jd("depth", (int)depth, "enqueued", count_));
+        }
+        if (count_ >= 64) return false;
+        b.state = SlotState::EnQ;
+        fifo_[(head_ + count_) % 64] = t.v_.buf;
+        count_++;
+        return true;
+    }
+    template <typename T>
+    LocalTensor<T> DeQue(const std::source_location loc = std::source_location::current()) {
+        using namespace ascemu;
+        Core* c = api_enter("TQue::DeQue", loc);
+        c->tr.deque++;
+        LocalTensor<T> t;
+        if (count_ == 0) {
+            diag("QUE_DEQUE_EMPTY", Sev::Error, loc, "DeQue on an empty queue; the returned tensor is invalid",
+                 jd("num", num_));
+            return t;
+        }
+        int32_t i = fifo_[head_];
+        head_ = (head_ + 1) % 64;
+        count_--;
+        UbBuf& b = c->bufs[i];
+        b.state = SlotState::DeQ;
+        t.v_ = UbView{b.lo, (uint32_t)(len_ / sizeof(T)), i, b.gen, (uint8_t)pos_, (uint8_t)sizeof(T)};
+        return t;
+    }
+    template <typename T>
+    void DeQue(LocalTensor<T>& t, const std::source_location loc = std::source_location::current()) {
+        t = DeQue<T>(loc);
+    }
+    int32_t GetTensorCountInQue() const { return (int32_t)count_; }
+    bool VacantInQue() const { return (int32_t)count_ < (depth < 1 ? 1 : depth); }
+    bool HasTensorInQue() const { return count_ > 0; }
+    bool HasIdleBuffer() const {
+        ascemu::Core* c = ascemu::t_core;
+        for (uint32_t k = 0; k < num_; ++k)
+            if (c->bufs[first_ + k].state == ascemu::SlotState::Free) return true;
+        return false;
+    }
+    void FreeAllEvent() {}
+    template <typename T>
+    bool EnQue(const LocalTensor<T>& t, int) = delete;
+
+    // ascemu-internal
+    bool check_init(ascemu::Core* c, const std::source_location& loc) {
+        if (num_ == 0) {
+            ascemu::harness_fatal("AllocTensor on a queue that was never InitBuffer'd", loc);
+        }
+        (void)c;
+        return true;
+    }
+    uint32_t first_ = 0, num_ = 0, len_ = 0, next_ = 0;
+    int32_t fifo_[64] = {};
+    uint32_t head_ = 0, count_ = 0;
+    TPosition pos_ = (src == TPosition::GM ? dst : src);
+    static constexpr TPosition kSrc = src, kDst = dst;
+    static constexpr int32_t kDepth = depth;
+};
+
+template <TPosition pos, int32_t depth, auto mask = 0>
+class TQue : public TQueBind<pos, pos, depth, mask> {};
+
+template <TPosition pos = TPosition::VECCALC>
+class TBuf {
+  public:
+    template <typename T>
+    LocalTensor<T> Get(const std::source_location loc = std::source_location::current()) {
+        return Get<T>(len_ / (uint32_t)sizeof(T), loc);
+    }
+    template <typename T>
+    LocalTensor<T> Get(const uint32_t len, const std::source_location loc = std::source_location::current()) {
+        using namespace ascemu;
+        Core* c = api_enter("TBuf::Get", loc);
+        LocalTensor<T> t;
+        if (!init_) harness_fatal("TBuf::Get on a TBuf that was never InitBuffer'd", loc);
+        if ((uint64_t)len * sizeof(T) > len_)
+            diag("UB_TENSOR_OVERRUN", Sev::Error, loc,
+                 strf("TBuf::Get of %u elements (%zu bytes) from a %u-byte buffer", len, len * sizeof(T), len_),
+                 jd("elements", len, "buffer_bytes", len_));
+        const UbBuf& b = c->bufs[buf_];
+        t.v_ = UbView{b.lo, len, (int32_t)buf_, b.gen, (uint8_t)pos, (uint8_t)sizeof(T)};
+        return t;
+    }
+    template <typename T>
+    LocalTensor<T> GetWithOffset(uint32_t size, const uint32_t bufOffset,
+                                 const std::source_location loc = std::source_location::current()) {
+        using namespace ascemu;
+        Core* c = api_enter("TBuf::GetWithOffset", loc);
+        LocalTensor<T> t;
+        if (!init_) harness_fatal("TBuf::GetWithOffset on a TBuf that was never InitBuffer'd", loc);
+        if (bufOffset % 32)
+            diag("UB_MISALIGNED", Sev::Error, loc, strf("GetWithOffset bufOffset %u is not 32-byte aligned", bufOffset),
+                 jd("bufOffset", bufOffset));
+        if ((uint64_t)bufOffset + (uint64_t)size * sizeof(T) > len_)
+            diag("UB_TENSOR_OVERRUN", Sev::Error, loc,
+                 strf("GetWithOffset(%u, %u) exceeds the %u-byte buffer", size, bufOffset, len_),
+                 jd("size", size, "bufOffset", bufOffset, "buffer_bytes", len_));
+        const UbBuf& b = c->bufs[buf_];
+        t.v_ = UbView{b.lo + bufOffset, size, (int32_t)buf_, b.gen, (uint8_t)pos, (uint8_t)sizeof(T)};
+        return t;
+    }
+    uint32_t buf_ = 0, len_ = 0;
+    bool init_ = false;
+};
+
+// ------------------------------------------------------------------------------------------------ TPipe
+class TPipe {
+  public:
+    TPipe(const std::source_location loc = std::source_location::current()) {
+        using namespace ascemu;
+        Core* c = t_core;
+        if (!c) return;  // constructed outside a launch (e.g. a global): bound lazily
+        bind(c, loc);
+    }
+    ~TPipe() {
+        ascemu::Core* c = ascemu::t_core;
+        if (c && bound_ == c) {
+            c->live_pipes--;
+            if (c->pipe == this) c->pipe = nullptr;
+            if (ascemu_current_pipe() == this) ascemu_current_pipe() = nullptr;
+        }
+    }
+    TPipe(const TPipe&) = delete;
+    TPipe& operator=(const TPipe&) = delete;
+
+    template <class Q>
+    bool InitBuffer(Q& que, uint8_t num, uint32_t len, const std::source_location loc = std::source_location::current()) {
+        using namespace ascemu;
+        Core* c = api_enter("TPipe::InitBuffer", loc);
+        ensure_bound(c, loc);
+        if (!pos_is_ub(que.pos_)) {
+            diag("UNSUPPORTED_API", Sev::Error, loc,
+                 strf("InitBuffer of a queue at position %s: only VECIN/VECOUT/VECCALC are emulated",
+                      pos_name(que.pos_)),
+                 "{}");
+            return false;
+        }
+        if (que.num_ != 0) {
+            diag("QUE_REINIT", Sev::Error, loc, "InitBuffer on a queue that is already initialised (no Reset)",
+                 jd("num", que.num_));
+            return false;
+        }
+        if (Q::kDepth > 4)
+            diag("QUE_DEPTH_LARGE", Sev::Info, loc, strf("queue depth %d > 4 (the doc: generally not above 4)",
+                                                         (int)Q::kDepth),
+                 jd("depth", (int)Q::kDepth));
+        if (num == 0) {
+            diag("PARAM_RANGE", Sev::Error, loc, "InitBuffer with num = 0", "{}");
+            return false;
+        }
+        uint32_t rl = (len + 31u) / 32u * 32u;
+        que.first_ = (uint32_t)c->bufs.size();
+        que.num_ = num;
+        que.len_ = rl;
+        for (uint8_t i = 0; i < num; ++i) add_buf(c, rl, &que, (uint8_t)que.pos_, SlotState::Free, loc);
+        c->tr.queues.push_back(QueInfo{pos_name(que.pos_), num, rl, (int)Q::kDepth});
+        return true;
+    }
+    template <TPosition pos>
+    bool InitBuffer(TBuf<pos>& buf, uint32_t len, const std::source_location loc = std::source_location::current()) {
+        using namespace ascemu;
+        Core* c = api_enter("TPipe::InitBuffer", loc);
+        ensure_bound(c, loc);
+        if (!pos_is_ub(pos)) {
+            diag("UNSUPPORTED_API", Sev::Error, loc, "InitBuffer of a TBuf at a non-UB position", "{}");
+            return false;
+        }
+        if (buf.init_) {
+            diag("QUE_REINIT", Sev::Error, loc, "InitBuffer on a TBuf that is already initialised (no Reset)", "{}");
+            return false;
+        }
+        uint32_t rl = (len + 31u) / 32u * 32u;
+        buf.buf_ = (uint32_t)c->bufs.size();
+        buf.len_ = rl;
+        buf.init_ = true;
+        add_buf(c, rl, &buf, (uint8_t)pos, SlotState::TBuf, loc);
+        c->tr.queues.push_back(QueInfo{"TBuf", 1, rl, 0});
+        return true;
+    }
+    void Reset() {
+        ascemu::Core* c = ascemu::t_core;
+        if (!c) return;
+        for (auto& b : c->bufs) { b.gen++; b.owner = nullptr; b.state = ascemu::SlotState::Free; }
+        c->bufs.clear();
+        cursor_ = 0;
+    }
+    void Destroy() { Reset(); }
+    void Init() {}
+
+    template <HardEvent evt>
+    TEventID AllocEventID() { return FetchEventID(evt); }
+    template <HardEvent evt>
+    void ReleaseEventID(TEventID id) {
+        ascemu::Core* c = ascemu::t_core;
+        if (c && id >= 0 && id < 8) c->ev_fetched[(int)evt][id] = false;
+    }
+    template <HardEvent evt>
+    TEventID FetchEventID() { return FetchEventID(evt); }
+    TEventID FetchEventID(HardEvent evt) {
+        ascemu::Core* c = ascemu::t_core;
+        if (!c) return 0;
+        int e = (int)evt;
+        if (e < 0 || e >= (int)HardEvent::MAX) return 0;
+        // lowest id with no pending SetFlag
+        for (int i = 0; i < 8; ++i) {
+            int id = (next_ev_[e] + i) % 8;
+            if (c->ev_pending[e][id] == 0) {
+                next_ev_[e] = (id + 1) % 8;
+                c->ev_fetched[e][id] = true;
+                return (TEventID)id;
+            }
+        }
+        c->ev_fetched[e][0] = true;
+        return 0;
+    }
+    uint32_t GetUbOffset() const { return cursor_; }
+
+    // ascemu-internal
+    void bind(ascemu::Core* c, const std::source_location& loc) {
+        using namespace ascemu;
+        bound_ = c;
+        c->live_pipes++;
+        if (c->live_pipes > 1)
+            diag("UB_PIPE_ALIASING", Sev::Warning, loc,
+                 "a second TPipe is live on this core; both allocate UB from offset 0 and alias", "{}");
+        c->pipe = this;
+        ascemu_current_pipe() = this;
+    }
+    void ensure_bound(ascemu::Core* c, const std::source_location& loc) {
+        if (bound_ != c) bind(c, loc);
+    }
+    void add_buf(ascemu::Core* c, uint32_t rl, const void* owner, uint8_t pos, ascemu::SlotState st,
+                 const std::source_location& loc) {
+        using namespace ascemu;
+        const Runtime& R = rt();
+        uint32_t limit = kProfile.ub_size - R.cfg.ub_reserved;
+        if ((uint64_t)cursor_ + rl > limit && !overflow_reported_) {
+            overflow_reported_ = true;
+            diag("UB_OVERFLOW", Sev::Error, loc,
+                 strf("InitBuffer needs UB up to %llu bytes but only %u are available (ub_size %u - ub_reserved %u)",
+                      (unsigned long long)cursor_ + rl, limit, kProfile.ub_size, R.cfg.ub_reserved),
+                 jd("end", (long long)cursor_ + rl, "limit", limit));
+        }
+        uint32_t nb = (uint32_t)c->bufs.size() + 1;
+        if (nb > kProfile.max_buffers && !toomany_reported_) {
+            toomany_reported_ = true;
+            diag("UB_TOO_MANY_BUFFERS", Sev::Error, loc,
+                 strf("%u buffers allocated (TQue num + TBufs); the limit is %u", nb, kProfile.max_buffers),
+                 jd("buffers", nb, "limit", kProfile.max_buffers));
+        }
+        UbBuf b;
+        b.lo = cursor_;
+        b.hi = cursor_ + rl;
+        b.owner = owner;
+        b.pos = pos;
+        b.state = st;
+        c->bufs.push_back(b);
+        cursor_ += rl;
+        c->tr.ub_peak = std::max<uint64_t>(c->tr.ub_peak, cursor_);
+        c->tr.ub_buffers = c->bufs.size();
+    }
+    uint32_t cursor_ = 0;
+    ascemu::Core* bound_ = nullptr;
+    bool overflow_reported_ = false, toomany_reported_ = false;
+    uint8_t next_ev_[(int)HardEvent::MAX] = {};
+};
+
+inline TPipe* GetTPipePtr() { return ascemu_current_pipe(); }
+
+}  // namespace AscendC

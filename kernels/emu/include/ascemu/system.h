@@ -1,0 +1,265 @@
+// ascemu/system.h — system variables, debug output, tiling macros, kernel type (spec §3.1, §3.5 System/Debug).
+#pragma once
+#include <cinttypes>
+
+#include "ascemu/sync.h"
+
+namespace ascemu {
+
+inline int64_t tiling_key() { return rt().cfg.tiling_key; }
+
+struct KernelTypeReg {
+    explicit KernelTypeReg(int v, const SL loc = SL::current()) { apply(v, loc); }
+    KernelTypeReg(int key, int v, const SL loc = SL::current()) {
+        if (key == rt().cfg.tiling_key) apply(v, loc);
+    }
+    static void apply(int v, const SL& loc) {
+        rt().kernel_type = v;
+        bool ok;
+        if constexpr (kIs310P) ok = v == KERNEL_TYPE_AICORE;
+        else
+            ok = v == KERNEL_TYPE_AIV_ONLY || v == KERNEL_TYPE_AIC_ONLY || v == KERNEL_TYPE_MIX_AIV_1_0 ||
+                 v == KERNEL_TYPE_MIX_AIC_1_0 || v == KERNEL_TYPE_MIX_AIC_1_1 || v == KERNEL_TYPE_MIX_AIC_1_2;
+        if (!ok)
+            diag("UNSUPPORTED_KERNEL_TYPE", Sev::Warning, loc,
+                 strf("kernel type %d is not emulated on %s; the kernel runs on AI Cores/AIV instead", v,
+                      kProfile.name),
+                 jd("kernel_type", v));
+    }
+};
+
+inline void load_tiling(void* dst, size_t n, const void* src, const SL& loc) {
+    Core* c = api_enter("GET_TILING_DATA", loc);
+    (void)c;
+    GmAccess a = gm_check(src, n, false, 1, loc, "GET_TILING_DATA");
+    std::memset(dst, 0, n);
+    if (a.buf) std::memcpy(dst, src, a.ok);
+    else if (src) std::memcpy(dst, src, n);  // raw host pointer (CPU-twin style): unchecked
+}
+
+// printf argument capture
+struct PArg {
+    enum K { I, U, D, S, P } k;
+    long long i;
+    unsigned long long u;
+    double d;
+    const char* s;
+    const void* p;
+};
+template <class A>
+inline PArg parg(const A& a) {
+    using D = std::decay_t<A>;
+    if constexpr (std::is_same_v<D, half> || std::is_same_v<D, bfloat16_t>) return PArg{PArg::D, 0, 0, (double)(float)a, 0, 0};
+    else if constexpr (std::is_floating_point_v<D>) return PArg{PArg::D, 0, 0, (double)a, 0, 0};
+    else if constexpr (std::is_same_v<D, const char*> || std::is_same_v<D, char*>) return PArg{PArg::S, 0, 0, 0, a, 0};
+    else if constexpr (std::is_pointer_v<D>) return PArg{PArg::P, 0, 0, 0, 0, (const void*)a};
+    else if constexpr (std::is_enum_v<D>) return PArg{PArg::I, (long long)a, (unsigned long long)a, 0, 0, 0};
+    else if constexpr (std::is_signed_v<D>) return PArg{PArg::I, (long long)a, (unsigned long long)a, 0, 0, 0};
+    else if constexpr (std::is_integral_v<D>) return PArg{PArg::U, (long long)a, (unsigned long long)a, 0, 0, 0};
+    else if constexpr (std::is_array_v<std::remove_reference_t<A>>) return PArg{PArg::S, 0, 0, 0, (const char*)a, 0};
+    else return PArg{PArg::P, 0, 0, 0, 0, nullptr};
+}
+
+inline std::string format_printf(const char* fmt, const PArg* a, size_t n) {
+    std::string o;
+    size_t k = 0;
+    for (const char* p = fmt; *p; ++p) {
+        if (*p != '%') { o += *p; continue; }
+        if (p[1] == '%') { o += '%'; ++p; continue; }
+        std::string spec = "%";
+        ++p;
+        while (*p && std::strchr("-+ #0123456789.", *p)) spec += *p++;
+        while (*p && std::strchr("hlLqjzt", *p)) ++p;
+        if (!*p) break;
+        char conv = *p;
+        if (k >= n) { o += "<missing>"; continue; }
+        const PArg& x = a[k++];
+        char buf[128];
+        switch (conv) {
+            case 'd': case 'i':
+                std::snprintf(buf, sizeof buf, (spec + "lld").c_str(), x.k == PArg::D ? (long long)x.d : x.i);
+                break;
+            case 'u': case 'x': case 'X': case 'o':
+                std::snprintf(buf, sizeof buf, (spec + "ll" + conv).c_str(), x.k == PArg::D ? (unsigned long long)x.d : x.u);
+                break;
+            case 'f': case 'F': case 'e': case 'E': case 'g': case 'G':
+                std::snprintf(buf, sizeof buf, (spec + conv).c_str(),
+                              x.k == PArg::D ? x.d : (x.k == PArg::U ? (double)x.u : (double)x.i));
+                break;
+            case 's': std::snprintf(buf, sizeof buf, (spec + 's').c_str(), x.k == PArg::S && x.s ? x.s : "(null)"); break;
+            case 'p': std::snprintf(buf, sizeof buf, "%p", x.p); break;
+            case 'c': std::snprintf(buf, sizeof buf, "%c", (char)x.i); break;
+            default: std::snprintf(buf, sizeof buf, "<%%%c?>", conv);
+        }
+        o += buf;
+    }
+    return o;
+}
+
+template <class... A>
+inline void kprintf(const SL& loc, const char* fmt, const A&... args) {
+    Core* c = t_core;
+    PArg a[sizeof...(A) + 1] = {parg(args)...};
+    std::string s = format_printf(fmt, a, sizeof...(A));
+    if (!c) {
+        std::fwrite(s.data(), 1, s.size(), stdout);
+        return;
+    }
+    api_enter("printf", loc);
+    c->tr.printf_calls++;
+    c->out += s;
+    std::string line = "[core " + std::to_string(c->idx) + "] " + s;
+    std::fwrite(line.data(), 1, line.size(), stdout);
+}
+
+}  // namespace ascemu
+
+namespace AscendC {
+
+inline int64_t GetBlockIdx() {
+    ascemu::Core* c = ascemu::t_core;
+    return c ? c->idx : 0;
+}
+inline int64_t GetBlockNum() { return (int64_t)ascemu::rt().cores.size(); }
+inline int64_t GetSubBlockIdx() { return 0; }
+inline int64_t GetSubBlockNum() { return 1; }
+inline int64_t GetTaskRation() { return 1; }
+inline __gm__ uint8_t* GetUserWorkspace(__gm__ uint8_t* workspace) {
+    return workspace ? workspace + ascemu::kProfile.sys_workspace : nullptr;
+}
+inline __gm__ uint8_t*& ascemu_sys_ws() {
+    static __gm__ uint8_t* p = nullptr;
+    return p;
+}
+inline void SetSysWorkspace(__gm__ uint8_t* workspace) { ascemu_sys_ws() = workspace; }
+inline __gm__ uint8_t* GetSysWorkSpacePtr() { return ascemu_sys_ws(); }
+inline uint32_t GetUBSizeInBytes() { return ascemu::kProfile.ub_size; }
+inline int64_t GetSystemCycle() {
+    ascemu::Core* c = ascemu::t_core;
+    return c ? (int64_t)c->api_calls : 0;
+}
+inline uint32_t GetCoreNum() { return ascemu::kProfile.core_count; }
+
+template <class... Args>
+inline void printf(const char* fmt, const Args&... args) {
+    ascemu::Core* c = ascemu::t_core;
+    ascemu::kprintf(c ? c->last_loc : std::source_location::current(), fmt, args...);
+}
+template <class... Args>
+inline void PRINTF(const char* fmt, const Args&... args) {
+    AscendC::printf(fmt, args...);
+}
+
+template <typename T>
+inline void DumpTensor(const LocalTensor<T>& t, uint32_t desc, uint32_t dumpSize, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("DumpTensor", loc);
+    std::string s = strf("DumpTensor: desc=%u, addr=%u, data_type=%s, position=UB\n", desc, t.v_.off, dtype_name_v<T>);
+    uint32_t n = std::min<uint32_t>(dumpSize, (kProfile.ub_size - t.v_.off) / sizeof(T));
+    for (uint32_t i = 0; i < n; ++i) {
+        T v;
+        std::memcpy(&v, c->ub + t.v_.off + i * sizeof(T), sizeof(T));
+        if constexpr (num::is_fp_v<T>) s += strf("%g ", (double)(float)v);
+        else s += strf("%lld ", (long long)v);
+    }
+    s += "\n";
+    c->out += s;
+    std::string line = "[core " + std::to_string(c->idx) + "] " + s;
+    std::fwrite(line.data(), 1, line.size(), stdout);
+}
+template <typename T>
+inline void DumpTensor(const LocalTensor<T>& t, uint32_t desc, uint32_t dumpSize, const ShapeInfo&, ASCEMU_SL) {
+    DumpTensor(t, desc, dumpSize, loc);
+}
+template <typename T>
+inline void DumpTensor(const GlobalTensor<T>& t, uint32_t desc, uint32_t dumpSize, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("DumpTensor", loc);
+    std::string s = strf("DumpTensor: desc=%u, addr=%p, data_type=%s, position=GM\n", desc, (void*)t.GetPhyAddr(),
+                         dtype_name_v<T>);
+    GmAccess a = gm_check(t.GetPhyAddr(), (size_t)dumpSize * sizeof(T), false, 1, loc, "DumpTensor");
+    uint32_t n = a.buf ? (uint32_t)(a.ok / sizeof(T)) : 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        T v;
+        std::memcpy(&v, (const uint8_t*)t.GetPhyAddr() + i * sizeof(T), sizeof(T));
+        if constexpr (num::is_fp_v<T>) s += strf("%g ", (double)(float)v);
+        else s += strf("%lld ", (long long)v);
+    }
+    s += "\n";
+    c->out += s;
+    std::string line = "[core " + std::to_string(c->idx) + "] " + s;
+    std::fwrite(line.data(), 1, line.size(), stdout);
+}
+template <typename T>
+inline void DumpTensor(const GlobalTensor<T>& t, uint32_t desc, uint32_t dumpSize, const ShapeInfo&, ASCEMU_SL) {
+    DumpTensor(t, desc, dumpSize, loc);
+}
+
+inline void trap(ASCEMU_SL) {
+    ascemu::api_enter("trap", loc);
+    ascemu::diag("KERNEL_ABORT", ascemu::Sev::Fatal, loc, "trap() called by the kernel", "{}");
+}
+
+inline void Trap(ASCEMU_SL) {
+    ascemu::api_enter("Trap", loc);
+    ascemu::diag("KERNEL_ABORT", ascemu::Sev::Fatal, loc, "Trap() called by the kernel", "{}");
+}
+
+inline void SetKernelMode(KernelMode m, ASCEMU_SL) {
+    if (m == KernelMode::AIC_MODE)
+        ascemu::diag("UNSUPPORTED_API", ascemu::Sev::Error, loc, "SetKernelMode(AIC_MODE): cube is not emulated", "{}");
+}
+
+}  // namespace AscendC
+
+// ------------------------------------------------------------------------------------------------ macros
+#define ASCEMU_CAT2(a, b) a##b
+#define ASCEMU_CAT(a, b) ASCEMU_CAT2(a, b)
+
+#define KERNEL_TASK_TYPE_DEFAULT(v) \
+    static const ::ascemu::KernelTypeReg ASCEMU_CAT(ascemu_ktt_, __LINE__) { (int)(v) }
+#define KERNEL_TASK_TYPE(key, v) \
+    static const ::ascemu::KernelTypeReg ASCEMU_CAT(ascemu_ktt_, __LINE__) { (int)(key), (int)(v) }
+
+#define TILING_KEY_IS(k) (::ascemu::tiling_key() == (int64_t)(k))
+namespace ascemu {
+template <class... K>
+inline bool tiling_key_in(K... k) { return ((tiling_key() == (int64_t)k) || ...); }
+}  // namespace ascemu
+#define TILING_KEY_LIST(...) (::ascemu::tiling_key_in(__VA_ARGS__))
+
+#define REGISTER_TILING_DEFAULT(S) using ascemu_tiling_t = S
+#define REGISTER_TILING_FOR_TILINGKEY(k, S)
+#ifdef ASCEMU_TILING_STRUCT
+#define GET_TILING_DATA(d, t) \
+    ASCEMU_TILING_STRUCT d;   \
+    ::ascemu::load_tiling(&d, sizeof(d), (const void*)(t), std::source_location::current())
+#else
+#define GET_TILING_DATA(d, t) \
+    ascemu_tiling_t d;        \
+    ::ascemu::load_tiling(&d, sizeof(d), (const void*)(t), std::source_location::current())
+#endif
+#define GET_TILING_DATA_WITH_STRUCT(S, d, t) \
+    S d;                                     \
+    ::ascemu::load_tiling(&d, sizeof(d), (const void*)(t), std::source_location::current())
+#define GET_TILING_DATA_MEMBER(S, member, var, t)                                                       \
+    decltype(S::member) var;                                                                            \
+    ::ascemu::load_tiling(&var, sizeof(var), (const uint8_t*)(t) + offsetof(S, member),                 \
+                          std::source_location::current())
+
+#define BEGIN_TILING_DATA_DEF(name) struct name {
+#define TILING_DATA_FIELD_DEF(type, name) type name;
+#define TILING_DATA_FIELD_DEF_ARR(type, n, name) type name[n];
+#define TILING_DATA_FIELD_DEF_STRUCT(type, name) type name;
+#define END_TILING_DATA_DEF \
+    }                       \
+    ;
+#define REGISTER_TILING_DATA_CLASS(op, cls)
+
+#define ascendc_assert(cond, ...)                                                                                \
+    do {                                                                                                         \
+        if (!(cond))                                                                                             \
+            ::ascemu::diag("KERNEL_ABORT", ::ascemu::Sev::Fatal, std::source_location::current(),              \
+                           std::string("ascendc_assert failed: ") + #cond, "{}");                               \
+    } while (0)
+#define ASCENDC_ASSERT(cond, ...) ascendc_assert(cond)

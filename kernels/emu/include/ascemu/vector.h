@@ -1,0 +1,893 @@
+// ascemu/vector.h — vector APIs of spec §3.5 on top of ascemu/numeric.h (values) and the UB operand checks.
+#pragma once
+#include <cmath>
+
+#include "ascemu/datacopy.h"
+#include "ascemu/numeric.h"
+
+namespace ascemu {
+
+template <class T, class... A>
+inline constexpr bool one_of_v = (std::is_same_v<T, A> || ...);
+
+template <class T>
+inline constexpr bool is_bf16_v = std::is_same_v<T, bfloat16_t>;
+
+inline OverflowMode ovf() { return rt().cfg.overflow; }
+
+// Returns false (after UNSUPPORTED_DTYPE) when the dtype is not allowed for the API on this platform.
+template <class T>
+inline bool dtype_check(bool ok, Core* c, const SL& loc, const char* api) {
+    if (is_bf16_v<T> && kIs310P) ok = false;
+    if (!ok)
+        diag("UNSUPPORTED_DTYPE", Sev::Error, loc,
+             strf("%s does not support dtype %s on %s; no effect", api, dtype_name_v<T>, kProfile.name),
+             jd("dtype", dtype_name_v<T>, "platform", kProfile.name));
+    (void)c;
+    return ok;
+}
+inline bool unsupported_api(const SL& loc, const char* api, const char* why = "") {
+    diag("UNSUPPORTED_API", Sev::Error, loc, strf("%s is not available on %s%s; no effect", api, kProfile.name, why),
+         jd("api", api, "platform", kProfile.name));
+    return false;
+}
+
+inline bool count_ok(int64_t count, const SL& loc, const char* api) {
+    if (count < 0) {
+        diag("PARAM_RANGE", Sev::Error, loc, strf("%s with negative count %lld; no effect", api, (long long)count),
+             jd("count", (long long)count));
+        return false;
+    }
+    return true;
+}
+
+inline uint64_t repeats_for(int64_t count, size_t maxsz) { return (uint64_t)((count * (int64_t)maxsz + 255) / 256); }
+
+// ------------------------------------------------------------------------------------------------ mask geometry
+// Normalised mask: bits for up to 128 lanes, or counter mode with a total element count.
+struct Mask {
+    uint64_t bits[2] = {0, 0};
+    bool counter = false;
+    uint64_t total = 0;
+};
+inline Mask mask_from_scalar(Core* c, uint64_t m, int lanes, bool isSetMask) {
+    Mask k;
+    if (!isSetMask) {
+        k.counter = c->mask_counter;
+        k.total = c->vmask[0];
+        k.bits[0] = c->vmask[0];
+        k.bits[1] = c->vmask[1];
+        return k;
+    }
+    if (c->mask_counter) { k.counter = true; k.total = m; return k; }
+    uint64_t n = std::min<uint64_t>(m, (uint64_t)lanes);
+    if (n >= 64) { k.bits[0] = ~0ull; k.bits[1] = n >= 128 ? ~0ull : ((n - 64) ? ((1ull << (n - 64)) - 1) : 0); }
+    else k.bits[0] = n ? ((1ull << n) - 1) : 0;
+    return k;
+}
+inline Mask mask_from_array(Core* c, const uint64_t* m, int lanes, bool isSetMask) {
+    Mask k;
+    if (!isSetMask || m == nullptr) return mask_from_scalar(c, 0, lanes, false);
+    if (c->mask_counter) { k.counter = true; k.total = m[0]; return k; }
+    k.bits[0] = m[0];
+    k.bits[1] = lanes > 64 ? m[1] : 0;
+    return k;
+}
+
+struct Opnd {
+    const UbView* v;
+    uint32_t blk;  // block stride (32-B units)
+    uint32_t rep;  // repeat stride (32-B units)
+    uint32_t elem; // element size
+    unsigned acc;  // UB_R / UB_W
+    const char* role;
+    uint8_t* base = nullptr;
+};
+
+// Walks the masked lanes of `repeat` repeats of 256/lane_elem lanes; calls f(ptrs) per active lane with one
+// pointer per operand.  Checks each operand's extent once, uninitialised reads and written marks per lane.
+template <int N, class F>
+inline void mask_walk(Core* c, Opnd (&ops)[N], uint32_t lane_elem, const Mask& m, int64_t repeat, const SL& loc, F f) {
+    const int L = 256 / (int)lane_elem;
+    int64_t R = repeat;
+    int64_t last_lanes = L;
+    if (m.counter) {
+        R = (int64_t)((m.total + L - 1) / L);
+        last_lanes = (int64_t)(m.total - (R ? (R - 1) * L : 0));
+    }
+    if (R <= 0) return;
+    // extent per operand
+    int hi_lane = -1;
+    if (m.counter) hi_lane = L - 1;
+    else
+        for (int i = L - 1; i >= 0; --i)
+            if ((m.bits[i >> 6] >> (i & 63)) & 1) { hi_lane = i; break; }
+    if (hi_lane < 0) return;
+    for (auto& o : ops) {
+        uint32_t epb = 32 / o.elem;
+        uint64_t ext = (uint64_t)(R - 1) * o.rep * 32 + (uint64_t)(hi_lane / epb) * o.blk * 32 +
+                       (uint64_t)(hi_lane % epb) * o.elem + o.elem;
+        o.base = ub_operand(c, *o.v, ext, 0, loc, o.role);
+        if (!o.base) return;
+    }
+    bool uninit_reported = false;
+    uint8_t* p[N];
+    for (int64_t r = 0; r < R; ++r) {
+        int nl = (m.counter && r == R - 1) ? (int)last_lanes : L;
+        for (int i = 0; i < nl; ++i) {
+            if (!m.counter && !((m.bits[i >> 6] >> (i & 63)) & 1)) continue;
+            for (int k = 0; k < N; ++k) {
+                const Opnd& o = ops[k];
+                uint32_t epb = 32 / o.elem;
+                uint64_t off = (uint64_t)r * o.rep * 32 + (uint64_t)(i / epb) * o.blk * 32 + (uint64_t)(i % epb) * o.elem;
+                p[k] = o.base + off;
+                uint64_t abs = o.v->off + off;
+                if ((o.acc & UB_R) && !uninit_reported && !c->ubw.all(abs, abs + o.elem)) {
+                    uninit_reported = true;
+                    diag("UB_UNINIT_READ", Sev::Warning, loc,
+                         strf("%s operand %s reads never-written UB bytes (poison) at offset %llu", c->last_api,
+                              o.role, (unsigned long long)abs),
+                         jd("operand", o.role, "ub_offset", (long long)abs), DF_STRICT_ERR);
+                }
+            }
+            f(p);
+            for (int k = 0; k < N; ++k)
+                if (ops[k].acc & UB_W) {
+                    uint64_t abs = (uint64_t)(p[k] - c->ub);
+                    c->ubw.set(abs, abs + ops[k].elem);
+                }
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------------ engines
+template <class D, class S, class F>
+inline void unary_count(Core* c, const char* api, const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<S>& src,
+                        int64_t count, const SL& loc, F f) {
+    if (!count_ok(count, loc, api)) return;
+    size_t sb = count * sizeof(S), db = count * sizeof(D);
+    const uint8_t* s = ub_operand(c, src.v_, sb, UB_R, loc, "src");
+    ub_overlap_check(c, dst.v_, db, src.v_, sb, loc, "src");
+    uint8_t* d = ub_operand(c, dst.v_, db, UB_W, loc, "dst");
+    if (!s || !d) return;
+    const S* sp = (const S*)s;
+    D* dp = (D*)d;
+    for (int64_t i = 0; i < count; ++i) dp[i] = f(sp[i]);
+    trace_vec(c, api, dtype_name_v<S>, dtype_name_v<D>, count, repeats_for(count, std::max(sizeof(D), sizeof(S))));
+}
+
+template <class T, class F>
+inline void binary_count(Core* c, const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& a,
+                         const AscendC::LocalTensor<T>& b, int64_t count, const SL& loc, F f) {
+    if (!count_ok(count, loc, api)) return;
+    size_t n = count * sizeof(T);
+    const uint8_t* pa = ub_operand(c, a.v_, n, UB_R, loc, "src0");
+    const uint8_t* pb = ub_operand(c, b.v_, n, UB_R, loc, "src1");
+    ub_overlap_check(c, dst.v_, n, a.v_, n, loc, "src0");
+    ub_overlap_check(c, dst.v_, n, b.v_, n, loc, "src1");
+    uint8_t* pd = ub_operand(c, dst.v_, n, UB_W, loc, "dst");
+    if (!pa || !pb || !pd) return;
+    const T* x = (const T*)pa;
+    const T* y = (const T*)pb;
+    T* d = (T*)pd;
+    for (int64_t i = 0; i < count; ++i) d[i] = f(x[i], y[i]);
+    trace_vec(c, api, dtype_name_v<T>, dtype_name_v<T>, count, repeats_for(count, sizeof(T)));
+}
+
+template <class T, class F>
+inline void unary_mask(Core* c, const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                       const Mask& m, int64_t repeat, const AscendC::UnaryRepeatParams& rp, const SL& loc, F f) {
+    Opnd ops[2] = {{&dst.v_, rp.dstBlkStride, rp.dstRepStride, sizeof(T), UB_W, "dst"},
+                   {&src.v_, rp.srcBlkStride, rp.srcRepStride, sizeof(T), UB_R, "src"}};
+    mask_walk<2>(c, ops, sizeof(T), m, repeat, loc, [&](uint8_t** p) {
+        T v;
+        std::memcpy(&v, p[1], sizeof(T));
+        T r = f(v);
+        std::memcpy(p[0], &r, sizeof(T));
+    });
+    trace_vec(c, api, dtype_name_v<T>, dtype_name_v<T>, -1, (uint64_t)repeat);
+}
+
+template <class T, class F>
+inline void binary_mask(Core* c, const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& a,
+                        const AscendC::LocalTensor<T>& b, const Mask& m, int64_t repeat,
+                        const AscendC::BinaryRepeatParams& rp, const SL& loc, F f) {
+    Opnd ops[3] = {{&dst.v_, rp.dstBlkStride, rp.dstRepStride, sizeof(T), UB_W, "dst"},
+                   {&a.v_, rp.src0BlkStride, rp.src0RepStride, sizeof(T), UB_R, "src0"},
+                   {&b.v_, rp.src1BlkStride, rp.src1RepStride, sizeof(T), UB_R, "src1"}};
+    mask_walk<3>(c, ops, sizeof(T), m, repeat, loc, [&](uint8_t** p) {
+        T x, y;
+        std::memcpy(&x, p[1], sizeof(T));
+        std::memcpy(&y, p[2], sizeof(T));
+        T r = f(x, y);
+        std::memcpy(p[0], &r, sizeof(T));
+    });
+    trace_vec(c, api, dtype_name_v<T>, dtype_name_v<T>, -1, (uint64_t)repeat);
+}
+
+template <class T>
+inline constexpr bool arith_t = one_of_v<T, half, float, int16_t, int32_t>;
+template <class T>
+inline constexpr bool float_t_ = one_of_v<T, half, float>;
+
+}  // namespace ascemu
+
+// ================================================================================================ AscendC API
+namespace AscendC {
+
+#define ASCEMU_SL const std::source_location loc = std::source_location::current()
+
+// ------------------------------------------------------------------------------------------------ binary
+#define ASCEMU_BINARY(NAME, OKEXPR, FN)                                                                              \
+    template <typename T>                                                                                            \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
+                     const int32_t& count, ASCEMU_SL) {                                                              \
+        using namespace ascemu;                                                                                      \
+        Core* c = api_enter(#NAME, loc);                                                                             \
+        if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
+        OverflowMode om = ovf();                                                                                     \
+        binary_count<T>(c, #NAME, dst, src0, src1, count, loc, [om](T x, T y) { return FN(x, y, om); });             \
+    }                                                                                                                \
+    template <typename T, bool isSetMask = true>                                                                     \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
+                     const uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& repeatParams,        \
+                     ASCEMU_SL) {                                                                                    \
+        using namespace ascemu;                                                                                      \
+        Core* c = api_enter(#NAME, loc);                                                                             \
+        if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
+        OverflowMode om = ovf();                                                                                     \
+        binary_mask<T>(c, #NAME, dst, src0, src1, mask_from_array(c, mask, 256 / sizeof(T), isSetMask), repeatTime,  \
+                       repeatParams, loc, [om](T x, T y) { return FN(x, y, om); });                                  \
+    }                                                                                                                \
+    template <typename T, bool isSetMask = true>                                                                     \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
+                     uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams, ASCEMU_SL) {   \
+        using namespace ascemu;                                                                                      \
+        Core* c = api_enter(#NAME, loc);                                                                             \
+        if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
+        OverflowMode om = ovf();                                                                                     \
+        binary_mask<T>(c, #NAME, dst, src0, src1, mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask), repeatTime, \
+                       repeatParams, loc, [om](T x, T y) { return FN(x, y, om); });                                  \
+    }
+
+namespace ascemu_ops {
+template <class T> inline T add(T a, T b, ascemu::OverflowMode om) { return ascemu::num::add_value<T>(a, b, om); }
+template <class T> inline T sub(T a, T b, ascemu::OverflowMode om) { return ascemu::num::sub_value<T>(a, b, om); }
+template <class T> inline T mul(T a, T b, ascemu::OverflowMode om) { return ascemu::num::mul_value<T>(a, b, om); }
+template <class T> inline T div(T a, T b, ascemu::OverflowMode om) {
+    if constexpr (ascemu::float_t_<T>) return ascemu::num::div_value<T>(a, b, om);
+    else return b == 0 ? T(0) : T(a / b);
+}
+template <class T> inline T max(T a, T b, ascemu::OverflowMode om) { return ascemu::num::max_value<T>(a, b, om); }
+template <class T> inline T min(T a, T b, ascemu::OverflowMode om) { return ascemu::num::min_value<T>(a, b, om); }
+template <class T> inline T band(T a, T b, ascemu::OverflowMode) { return T(a & b); }
+template <class T> inline T bor(T a, T b, ascemu::OverflowMode) { return T(a | b); }
+}  // namespace ascemu_ops
+
+ASCEMU_BINARY(Add, arith_t<T>, ascemu_ops::add<T>)
+ASCEMU_BINARY(Sub, arith_t<T>, ascemu_ops::sub<T>)
+ASCEMU_BINARY(Mul, arith_t<T>, ascemu_ops::mul<T>)
+ASCEMU_BINARY(Div, float_t_<T>, ascemu_ops::div<T>)
+ASCEMU_BINARY(Max, arith_t<T>, ascemu_ops::max<T>)
+ASCEMU_BINARY(Min, arith_t<T>, ascemu_ops::min<T>)
+ASCEMU_BINARY(And, (one_of_v<T, int16_t, uint16_t>), ascemu_ops::band<T>)
+ASCEMU_BINARY(Or, (one_of_v<T, int16_t, uint16_t>), ascemu_ops::bor<T>)
+#undef ASCEMU_BINARY
+
+// ------------------------------------------------------------------------------------------------ scalar binary
+#define ASCEMU_SCALAR(NAME, OKEXPR, FN)                                                                              \
+    template <typename T, bool isSetMask = true>                                                                     \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,                     \
+                     const int32_t& count, ASCEMU_SL) {                                                              \
+        using namespace ascemu;                                                                                      \
+        Core* c = api_enter(#NAME, loc);                                                                             \
+        if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
+        OverflowMode om = ovf();                                                                                     \
+        T s = scalarValue;                                                                                           \
+        unary_count<T, T>(c, #NAME, dst, src, count, loc, [om, s](T x) { return FN(x, s, om); });                    \
+    }                                                                                                                \
+    template <typename T, bool isSetMask = true>                                                                     \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,                     \
+                     const uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& repeatParams,         \
+                     ASCEMU_SL) {                                                                                    \
+        using namespace ascemu;                                                                                      \
+        Core* c = api_enter(#NAME, loc);                                                                             \
+        if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
+        OverflowMode om = ovf();                                                                                     \
+        T s = scalarValue;                                                                                           \
+        unary_mask<T>(c, #NAME, dst, src, mask_from_array(c, mask, 256 / sizeof(T), isSetMask), repeatTime,          \
+                      repeatParams, loc, [om, s](T x) { return FN(x, s, om); });                                     \
+    }                                                                                                                \
+    template <typename T, bool isSetMask = true>                                                                     \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, uint64_t mask,      \
+                     const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {                   \
+        using namespace ascemu;                                                                                      \
+        Core* c = api_enter(#NAME, loc);                                                                             \
+        if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
+        OverflowMode om = ovf();                                                                                     \
+        T s = scalarValue;                                                                                           \
+        unary_mask<T>(c, #NAME, dst, src, mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask), repeatTime,         \
+                      repeatParams, loc, [om, s](T x) { return FN(x, s, om); });                                     \
+    }
+
+ASCEMU_SCALAR(Adds, arith_t<T>, ascemu_ops::add<T>)
+ASCEMU_SCALAR(Muls, arith_t<T>, ascemu_ops::mul<T>)
+ASCEMU_SCALAR(Maxs, arith_t<T>, ascemu_ops::max<T>)
+ASCEMU_SCALAR(Mins, arith_t<T>, ascemu_ops::min<T>)
+#undef ASCEMU_SCALAR
+
+// ShiftLeft / ShiftRight: P910B only (u16, i16, u32, i32).
+template <typename T, bool isSetMask = true>
+inline void ShiftLeft(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, const int32_t& count,
+                      ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("ShiftLeft", loc);
+    if (kIs310P) { unsupported_api(loc, "ShiftLeft"); return; }
+    if (!dtype_check<T>(one_of_v<T, uint16_t, int16_t, uint32_t, int32_t>, c, loc, "ShiftLeft")) return;
+    T s = scalarValue;
+    unary_count<T, T>(c, "ShiftLeft", dst, src, count, loc, [s](T x) {
+        using U = std::make_unsigned_t<T>;
+        return (T)(U)((U)x << (int)s);
+    });
+}
+template <typename T, bool isSetMask = true>
+inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, const int32_t& count,
+                       bool roundEn = false, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("ShiftRight", loc);
+    (void)roundEn;
+    if (kIs310P) { unsupported_api(loc, "ShiftRight"); return; }
+    if (!dtype_check<T>(one_of_v<T, uint16_t, int16_t, uint32_t, int32_t>, c, loc, "ShiftRight")) return;
+    T s = scalarValue;
+    unary_count<T, T>(c, "ShiftRight", dst, src, count, loc, [s](T x) { return (T)(x >> (int)s); });
+}
+
+// ------------------------------------------------------------------------------------------------ unary
+#define ASCEMU_UNARY(NAME, OKEXPR, EXPR)                                                                             \
+    template <typename T, bool isSetMask = true>                                                                     \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count, ASCEMU_SL) {        \
+        using namespace ascemu;                                                                                      \
+        Core* c = api_enter(#NAME, loc);                                                                             \
+        if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
+        OverflowMode om = ovf();                                                                                     \
+        (void)om;                                                                                                    \
+        unary_count<T, T>(c, #NAME, dst, src, count, loc, [om](T x) { return EXPR; });                               \
+    }                                                                                                                \
+    template <typename T, bool isSetMask = true>                                                                     \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],                    \
+                     const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {                   \
+        using namespace ascemu;                                                                                      \
+        Core* c = api_enter(#NAME, loc);                                                                             \
+        if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
+        OverflowMode om = ovf();                                                                                     \
+        (void)om;                                                                                                    \
+        unary_mask<T>(c, #NAME, dst, src, mask_from_array(c, mask, 256 / sizeof(T), isSetMask), repeatTime,          \
+                      repeatParams, loc, [om](T x) { return EXPR; });                                                \
+    }                                                                                                                \
+    template <typename T, bool isSetMask = true>                                                                     \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask, const uint8_t repeatTime,  \
+                     const UnaryRepeatParams& repeatParams, ASCEMU_SL) {                                             \
+        using namespace ascemu;                                                                                      \
+        Core* c = api_enter(#NAME, loc);                                                                             \
+        if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
+        OverflowMode om = ovf();                                                                                     \
+        (void)om;                                                                                                    \
+        unary_mask<T>(c, #NAME, dst, src, mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask), repeatTime,         \
+                      repeatParams, loc, [om](T x) { return EXPR; });                                                \
+    }
+
+ASCEMU_UNARY(Abs, float_t_<T>, num::abs_value<T>(x, om))
+ASCEMU_UNARY(Exp, float_t_<T>, num::exp_value<T>(x, om))
+ASCEMU_UNARY(Ln, float_t_<T>, num::ln_value<T>(x, om))
+ASCEMU_UNARY(Sqrt, float_t_<T>, num::sqrt_value<T>(x, om))
+ASCEMU_UNARY(Reciprocal, float_t_<T>, num::reciprocal_value<T>(x, om))
+ASCEMU_UNARY(Rsqrt, float_t_<T>, num::rsqrt_value<T>(x, om))
+ASCEMU_UNARY(Relu, (one_of_v<T, half, float, int32_t>), num::relu_value<T>(x, om))
+ASCEMU_UNARY(Not, (one_of_v<T, int16_t, uint16_t>), (T)~x)
+#undef ASCEMU_UNARY
+
+// ------------------------------------------------------------------------------------------------ Duplicate
+template <typename T>
+inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& count, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("Duplicate", loc);
+    if (!dtype_check<T>(one_of_v<T, int16_t, uint16_t, half, int32_t, uint32_t, float, bfloat16_t>, c, loc,
+                        "Duplicate"))
+        return;
+    if (!count_ok(count, loc, "Duplicate")) return;
+    uint8_t* d = ub_operand(c, dst.v_, count * sizeof(T), UB_W, loc, "dst");
+    if (!d) return;
+    T* p = (T*)d;
+    T s = scalarValue;
+    for (int32_t i = 0; i < count; ++i) p[i] = s;
+    trace_vec(c, "Duplicate", dtype_name_v<T>, dtype_name_v<T>, count, repeats_for(count, sizeof(T)));
+}
+template <typename T, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask, const uint8_t repeatTime,
+                      const uint16_t dstBlockStride, const uint8_t dstRepeatStride, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("Duplicate", loc);
+    if (!dtype_check<T>(one_of_v<T, int16_t, uint16_t, half, int32_t, uint32_t, float, bfloat16_t>, c, loc,
+                        "Duplicate"))
+        return;
+    Opnd ops[1] = {{&dst.v_, dstBlockStride, dstRepeatStride, sizeof(T), UB_W, "dst"}};
+    T s = scalarValue;
+    mask_walk<1>(c, ops, sizeof(T), mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask), repeatTime, loc,
+                 [&](uint8_t** p) { std::memcpy(p[0], &s, sizeof(T)); });
+    trace_vec(c, "Duplicate", dtype_name_v<T>, dtype_name_v<T>, -1, repeatTime);
+}
+template <typename T, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const uint64_t mask[], const uint8_t repeatTime,
+                      const uint16_t dstBlockStride, const uint8_t dstRepeatStride, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("Duplicate", loc);
+    if (!dtype_check<T>(one_of_v<T, int16_t, uint16_t, half, int32_t, uint32_t, float, bfloat16_t>, c, loc,
+                        "Duplicate"))
+        return;
+    Opnd ops[1] = {{&dst.v_, dstBlockStride, dstRepeatStride, sizeof(T), UB_W, "dst"}};
+    T s = scalarValue;
+    mask_walk<1>(c, ops, sizeof(T), mask_from_array(c, mask, 256 / sizeof(T), isSetMask), repeatTime, loc,
+                 [&](uint8_t** p) { std::memcpy(p[0], &s, sizeof(T)); });
+    trace_vec(c, "Duplicate", dtype_name_v<T>, dtype_name_v<T>, -1, repeatTime);
+}
+
+// ------------------------------------------------------------------------------------------------ CreateVecIndex
+template <typename T>
+inline void CreateVecIndex(LocalTensor<T> dst, const std::type_identity_t<T>& firstValue, uint32_t calCount,
+                           ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("CreateVecIndex", loc);
+    if (!dtype_check<T>(one_of_v<T, half, int16_t, int32_t, float>, c, loc, "CreateVecIndex")) return;
+    uint8_t* d = ub_operand(c, dst.v_, (size_t)calCount * sizeof(T), UB_W, loc, "dst");
+    if (!d) return;
+    T* p = (T*)d;
+    if constexpr (num::is_fp_v<T>) {
+        double f = (double)(float)firstValue;
+        for (uint32_t i = 0; i < calCount; ++i) p[i] = num::round_result<T>(f + (double)i, ovf());
+    } else {
+        for (uint32_t i = 0; i < calCount; ++i) p[i] = num::wrap_result<T>((long long)firstValue + (long long)i);
+    }
+    trace_vec(c, "CreateVecIndex", dtype_name_v<T>, dtype_name_v<T>, calCount, repeats_for(calCount, sizeof(T)));
+}
+
+// ------------------------------------------------------------------------------------------------ DeqScale / masks
+inline void SetDeqScale(half scale, ASCEMU_SL) {
+    ascemu::Core* c = ascemu::api_enter("SetDeqScale", loc);
+    c->deq_scale = scale;
+    c->deq_set = true;
+}
+template <typename T, MaskMode mode = MaskMode::NORMAL>
+inline void SetVectorMask(const uint64_t maskHigh, const uint64_t maskLow, ASCEMU_SL) {
+    ascemu::Core* c = ascemu::api_enter("SetVectorMask", loc);
+    c->vmask[0] = maskLow;
+    c->vmask[1] = maskHigh;
+}
+template <typename T, MaskMode mode = MaskMode::NORMAL>
+inline void SetVectorMask(int32_t len, ASCEMU_SL) {
+    ascemu::Core* c = ascemu::api_enter("SetVectorMask", loc);
+    if (c->mask_counter) { c->vmask[0] = (uint64_t)len; c->vmask[1] = 0; return; }
+    ascemu::Mask m = ascemu::mask_from_scalar(c, (uint64_t)len, 256 / sizeof(T), true);
+    c->vmask[0] = m.bits[0];
+    c->vmask[1] = m.bits[1];
+}
+inline void SetMaskCount(ASCEMU_SL) { ascemu::api_enter("SetMaskCount", loc)->mask_counter = true; }
+inline void SetMaskNorm(ASCEMU_SL) { ascemu::api_enter("SetMaskNorm", loc)->mask_counter = false; }
+inline void ResetMask(ASCEMU_SL) {
+    ascemu::Core* c = ascemu::api_enter("ResetMask", loc);
+    c->vmask[0] = c->vmask[1] = ~0ull;
+}
+
+// ------------------------------------------------------------------------------------------------ Cast
+namespace ascemu_detail {
+template <typename T, typename U>
+inline bool cast_prepare(ascemu::Core* c, const RoundMode& mode, const std::source_location& loc, bool& deq) {
+    using namespace ascemu;
+    if ((is_bf16_v<T> || is_bf16_v<U>) && kIs310P) {
+        diag("UNSUPPORTED_DTYPE", Sev::Error, loc, "Cast with bfloat16_t: bf16 is not available on 310P; no effect",
+             jd("src", dtype_name_v<U>, "dst", dtype_name_v<T>));
+        return false;
+    }
+    deq = std::is_same_v<T, half> && std::is_same_v<U, int32_t>;
+    if (deq) {
+        if (!c->deq_set)
+            diag("DEQSCALE_UNSET", Sev::Warning, loc,
+                 "Cast int32->half uses the DeqScale register, but SetDeqScale was never called; scale 1.0 is used",
+                 "{}");
+        return true;
+    }
+    num::CastStatus st = num::cast_supported<T, U>(kProfile.platform, mode);
+    if (st == num::CastStatus::UnsupportedPair) {
+        diag("UNSUPPORTED_CAST_PAIR", Sev::Error, loc,
+             strf("Cast %s -> %s is not supported on %s; dst unchanged", dtype_name_v<U>, dtype_name_v<T>,
+                  kProfile.name),
+             jd("src", dtype_name_v<U>, "dst", dtype_name_v<T>, "round_mode", (int)mode));
+        return false;
+    }
+    if (st == num::CastStatus::UnsupportedMode) {
+        static const char* mn[] = {"CAST_NONE", "CAST_RINT",  "CAST_FLOOR", "CAST_CEIL",
+                                   "CAST_ROUND", "CAST_TRUNC", "CAST_ODD",   "CAST_HYBRID"};
+        int mi = (int)mode;
+        diag("UNSUPPORTED_CAST_MODE", Sev::Error, loc,
+             strf("Cast %s -> %s does not support %s on %s; dst unchanged", dtype_name_v<U>, dtype_name_v<T>,
+                  (mi >= 0 && mi < 8) ? mn[mi] : "?", kProfile.name),
+             jd("src", dtype_name_v<U>, "dst", dtype_name_v<T>, "round_mode", mi));
+        return false;
+    }
+    return true;
+}
+}  // namespace ascemu_detail
+
+template <typename T, typename U>
+inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& round_mode,
+                 const uint32_t count, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("Cast", loc);
+    bool deq = false;
+    if (!ascemu_detail::cast_prepare<T, U>(c, round_mode, loc, deq)) return;
+    size_t sb = (size_t)count * sizeof(U), db = (size_t)count * sizeof(T);
+    const uint8_t* s = ub_operand(c, src.v_, sb, UB_R, loc, "src");
+    bool overlap = dst.v_.off < src.v_.off + sb && src.v_.off < dst.v_.off + db;
+    std::vector<uint8_t> snap;
+    if (overlap && sizeof(T) > sizeof(U)) {
+        diag("CAST_WIDEN_OVERLAP", Sev::Warning, loc,
+             "widening Cast with overlapping src and dst; computed from a snapshot of src",
+             jd("src", src.v_.off, "dst", dst.v_.off));
+        if (s) { snap.assign(s, s + sb); s = snap.data(); }
+    } else if (overlap && dst.v_.off != src.v_.off) {
+        ub_overlap_check(c, dst.v_, db, src.v_, sb, loc, "src");
+    }
+    uint8_t* d = ub_operand(c, dst.v_, db, UB_W, loc, "dst");
+    if (!s || !d) return;
+    if constexpr (std::is_same_v<T, half> && std::is_same_v<U, int32_t>) {
+        num::deq_array((half*)d, (const int32_t*)s, count, c->deq_set ? c->deq_scale : half(1.0f), ovf());
+    } else {
+        num::CastFlags fl;
+        num::cast_array<T, U>((T*)d, (const U*)s, count, round_mode, ovf(), fl);
+        if (fl.negative_to_unsigned)
+            diag("CAST_NEGATIVE_TO_UNSIGNED", Sev::Warning, loc,
+                 strf("Cast %s -> %s of a negative value (the doc: exception); ascemu writes 0", dtype_name_v<U>,
+                      dtype_name_v<T>),
+                 "{}");
+    }
+    (void)deq;
+    trace_vec(c, "Cast", dtype_name_v<U>, dtype_name_v<T>, count, repeats_for(count, std::max(sizeof(T), sizeof(U))));
+}
+
+namespace ascemu_detail {
+template <typename T, typename U>
+inline void cast_mask(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& round_mode,
+                      const ascemu::Mask& m, uint8_t repeatTime, const UnaryRepeatParams& rp,
+                      const std::source_location& loc) {
+    using namespace ascemu;
+    Core* c = t_core;
+    bool deq = false;
+    if (!cast_prepare<T, U>(c, round_mode, loc, deq)) return;
+    Opnd ops[2] = {{&dst.v_, rp.dstBlkStride, rp.dstRepStride, sizeof(T), UB_W, "dst"},
+                   {&src.v_, rp.srcBlkStride, rp.srcRepStride, sizeof(U), UB_R, "src"}};
+    OverflowMode om = ovf();
+    num::CastFlags fl;
+    half scale = c->deq_set ? c->deq_scale : half(1.0f);
+    mask_walk<2>(c, ops, std::max(sizeof(T), sizeof(U)), m, repeatTime, loc, [&](uint8_t** p) {
+        U v;
+        std::memcpy(&v, p[1], sizeof(U));
+        T r;
+        if constexpr (std::is_same_v<T, half> && std::is_same_v<U, int32_t>) r = num::deq_value(v, scale, om);
+        else r = num::cast_value<T, U>(v, round_mode, om, fl);
+        std::memcpy(p[0], &r, sizeof(T));
+    });
+    if (fl.negative_to_unsigned)
+        diag("CAST_NEGATIVE_TO_UNSIGNED", Sev::Warning, loc, "Cast of a negative value to an unsigned type; 0 written",
+             "{}");
+    trace_vec(c, "Cast", dtype_name_v<U>, dtype_name_v<T>, -1, repeatTime);
+}
+}  // namespace ascemu_detail
+
+template <typename T, typename U, bool isSetMask = true>
+inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& round_mode,
+                 const uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {
+    ascemu::Core* c = ascemu::api_enter("Cast", loc);
+    ascemu_detail::cast_mask(dst, src, round_mode,
+                             ascemu::mask_from_array(c, mask, 256 / std::max(sizeof(T), sizeof(U)), isSetMask),
+                             repeatTime, repeatParams, loc);
+}
+template <typename T, typename U, bool isSetMask = true>
+inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& round_mode, uint64_t mask,
+                 const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {
+    ascemu::Core* c = ascemu::api_enter("Cast", loc);
+    ascemu_detail::cast_mask(dst, src, round_mode,
+                             ascemu::mask_from_scalar(c, mask, 256 / std::max(sizeof(T), sizeof(U)), isSetMask),
+                             repeatTime, repeatParams, loc);
+}
+
+// ------------------------------------------------------------------------------------------------ Gather
+template <typename T>
+inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& srcOffset,
+                   const uint32_t srcBaseAddr, const uint32_t count, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("Gather", loc);
+    if (!dtype_check<T>(sizeof(T) == 2 || sizeof(T) == 4, c, loc, "Gather")) return;
+    const uint8_t* po = ub_operand(c, srcOffset.v_, (size_t)count * 4, UB_R, loc, "srcOffset");
+    if (!po || src.v_.buf < 0) {
+        if (src.v_.buf < 0) ub_operand(c, src.v_, 0, 0, loc, "src");
+        return;
+    }
+    // validate the src operand's base (alignment, liveness); element addresses are checked below
+    ub_operand(c, src.v_, sizeof(T), 0, loc, "src");
+    const UbBuf& sb = c->bufs[src.v_.buf];
+    std::vector<T> out(count);
+    const uint32_t* off = (const uint32_t*)po;
+    bool bad_range = false, bad_align = false, uninit = false;
+    uint64_t first_bad = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        uint64_t a = (uint64_t)src.v_.off + srcBaseAddr + off[i];
+        if (a % sizeof(T)) bad_align = true;
+        if (a + sizeof(T) > kProfile.ub_size) {
+            if (!bad_range) first_bad = i;
+            bad_range = true;
+            std::memset(&out[i], 0xFF, sizeof(T));
+            continue;
+        }
+        if (a < sb.lo || a + sizeof(T) > sb.hi) {
+            if (!bad_range) first_bad = i;
+            bad_range = true;
+        }
+        if (!uninit && !c->ubw.all(a, a + sizeof(T))) uninit = true;
+        std::memcpy(&out[i], c->ub + a, sizeof(T));
+    }
+    if (bad_range)
+        diag("UB_TENSOR_OVERRUN", Sev::Error, loc,
+             strf("Gather offset[%llu] = %u addresses UB outside the src buffer [%u, %u)", (unsigned long long)first_bad,
+                  off[first_bad], sb.lo, sb.hi),
+             jd("index", (long long)first_bad, "offset", off[first_bad]));
+    if (bad_align)
+        diag("UB_MISALIGNED", Sev::Error, loc, strf("Gather offsets must be multiples of sizeof(T)=%zu", sizeof(T)),
+             "{}");
+    if (uninit)
+        diag("UB_UNINIT_READ", Sev::Warning, loc, "Gather reads never-written UB bytes (poison)", "{}", DF_STRICT_ERR);
+    uint8_t* d = ub_operand(c, dst.v_, (size_t)count * sizeof(T), UB_W, loc, "dst");
+    if (!d) return;
+    std::memcpy(d, out.data(), (size_t)count * sizeof(T));
+    trace_vec(c, "Gather", dtype_name_v<T>, dtype_name_v<T>, count, repeats_for(count, sizeof(T)));
+}
+template <typename T>
+inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& srcOffset,
+                   const uint32_t srcBaseAddr, const uint64_t mask, const uint8_t repeatTime,
+                   const uint16_t dstRepStride, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("Gather", loc);
+    if (!dtype_check<T>(sizeof(T) == 2 || sizeof(T) == 4, c, loc, "Gather")) return;
+    const uint32_t L = 256 / sizeof(T);
+    uint32_t n = (uint32_t)std::min<uint64_t>(mask, L);
+    for (uint32_t r = 0; r < repeatTime; ++r) {
+        LocalTensor<T> d = dst[r * dstRepStride * (32 / sizeof(T))];
+        LocalTensor<uint32_t> o = srcOffset[r * L];
+        Gather(d, src, o, srcBaseAddr, n, loc);
+    }
+}
+
+// ------------------------------------------------------------------------------------------------ GatherMask
+namespace ascemu_detail {
+template <typename T, class Sel>
+inline void gather_mask_impl(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const bool reduceMode,
+                             const uint32_t mask, const GatherMaskParams& gp, uint64_t& rsvdCnt,
+                             const std::source_location& loc, Sel sel) {
+    using namespace ascemu;
+    Core* c = t_core;
+    const uint32_t L = 256 / sizeof(T), epb = 32 / sizeof(T);
+    uint64_t total;
+    uint32_t R;
+    if (reduceMode) {
+        total = mask;
+        R = (uint32_t)((total + L - 1) / L);
+    } else {
+        R = gp.repeatTimes;
+        total = (uint64_t)R * L;
+    }
+    rsvdCnt = 0;
+    if (total == 0) return;
+    uint32_t last = (uint32_t)(total - (uint64_t)(R - 1) * L);
+    uint64_t ext = (uint64_t)(R - 1) * gp.src0RepeatStride * 32 + (uint64_t)((L - 1) / epb) * gp.src0BlockStride * 32 + 32;
+    const uint8_t* s = ub_operand(c, src0.v_, ext, 0, loc, "src0");
+    if (!s) return;
+    std::vector<T> out;
+    out.reserve(total);
+    bool uninit = false;
+    for (uint32_t r = 0; r < R; ++r) {
+        uint32_t nl = (r == R - 1) ? last : L;
+        for (uint32_t i = 0; i < nl; ++i) {
+            if (!sel(r, i)) continue;
+            uint64_t o = (uint64_t)r * gp.src0RepeatStride * 32 + (uint64_t)(i / epb) * gp.src0BlockStride * 32 +
+                         (uint64_t)(i % epb) * sizeof(T);
+            if (!uninit && !c->ubw.all(src0.v_.off + o, src0.v_.off + o + sizeof(T))) uninit = true;
+            T v;
+            std::memcpy(&v, s + o, sizeof(T));
+            out.push_back(v);
+        }
+    }
+    if (uninit)
+        diag("UB_UNINIT_READ", Sev::Warning, loc, "GatherMask reads never-written UB bytes (poison)", "{}",
+             DF_STRICT_ERR);
+    rsvdCnt = out.size();
+    if (out.empty()) return;
+    uint8_t* d = ub_operand(c, dst.v_, out.size() * sizeof(T), UB_W, loc, "dst");
+    if (!d) return;
+    std::memcpy(d, out.data(), out.size() * sizeof(T));
+    trace_vec(c, "GatherMask", dtype_name_v<T>, dtype_name_v<T>, (int64_t)total, R);
+}
+}  // namespace ascemu_detail
+
+template <typename T, GatherMaskMode mode = defaultGatherMaskMode>
+inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const uint8_t src1Pattern,
+                       const bool reduceMode, const uint32_t mask, const GatherMaskParams& gatherMaskParams,
+                       uint64_t& rsvdCnt, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("GatherMask", loc);
+    rsvdCnt = 0;
+    if (!dtype_check<T>(sizeof(T) == 2 || sizeof(T) == 4, c, loc, "GatherMask")) return;
+    if (src1Pattern < 1 || src1Pattern > 6) {
+        diag("PARAM_RANGE", Sev::Error, loc, strf("GatherMask built-in pattern %u not in 1..6", src1Pattern),
+             jd("pattern", src1Pattern));
+        return;
+    }
+    uint8_t pt = src1Pattern;
+    ascemu_detail::gather_mask_impl(dst, src0, reduceMode, mask, gatherMaskParams, rsvdCnt, loc,
+                                    [pt](uint32_t, uint32_t i) {
+                                        switch (pt) {
+                                            case 1: return i % 2 == 0;
+                                            case 2: return i % 2 == 1;
+                                            default: return i % 4 == (uint32_t)(pt - 3);
+                                        }
+                                    });
+}
+template <typename T, typename U, GatherMaskMode mode = defaultGatherMaskMode>
+inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<U>& src1Pattern,
+                       const bool reduceMode, const uint32_t mask, const GatherMaskParams& gatherMaskParams,
+                       uint64_t& rsvdCnt, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("GatherMask", loc);
+    rsvdCnt = 0;
+    if (!dtype_check<T>(sizeof(T) == 2 || sizeof(T) == 4, c, loc, "GatherMask")) return;
+    const uint32_t L = 256 / sizeof(T);
+    uint32_t R = reduceMode ? (mask + L - 1) / L : gatherMaskParams.repeatTimes;
+    uint64_t pbytes = (uint64_t)(R ? R - 1 : 0) * gatherMaskParams.src1RepeatStride * 32 + L / 8;
+    const uint8_t* pp = ub_operand(c, src1Pattern.v_, pbytes, UB_R, loc, "src1Pattern");
+    if (!pp) return;
+    uint32_t rs = gatherMaskParams.src1RepeatStride;
+    ascemu_detail::gather_mask_impl(dst, src0, reduceMode, mask, gatherMaskParams, rsvdCnt, loc,
+                                    [pp, rs, L](uint32_t r, uint32_t i) {
+                                        // reduceMode: the pattern bits continue across repeats (CHOICE)
+                                        uint64_t bit = (uint64_t)i;
+                                        const uint8_t* base = pp + (uint64_t)r * rs * 32;
+                                        (void)L;
+                                        return ((base[bit >> 3] >> (bit & 7)) & 1) != 0;
+                                    });
+}
+
+// ------------------------------------------------------------------------------------------------ Brcb
+template <typename T>
+inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const uint8_t repeatTime,
+                 const BrcbRepeatParams& repeatParams, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("Brcb", loc);
+    if (!dtype_check<T>(sizeof(T) == 2 || sizeof(T) == 4, c, loc, "Brcb")) return;
+    if (repeatTime == 0) return;
+    const uint32_t epb = 32 / sizeof(T);
+    const uint8_t* s = ub_operand(c, src0.v_, (size_t)repeatTime * 8 * sizeof(T), UB_R, loc, "src0");
+    uint64_t ext = (uint64_t)(repeatTime - 1) * repeatParams.dstRepStride * 32 + 7ull * repeatParams.dstBlkStride * 32 + 32;
+    uint8_t* d = ub_operand(c, dst.v_, ext, 0, loc, "dst");
+    if (!s || !d) return;
+    std::vector<T> src((const T*)s, (const T*)s + (size_t)repeatTime * 8);
+    for (uint32_t r = 0; r < repeatTime; ++r)
+        for (uint32_t j = 0; j < 8; ++j) {
+            uint64_t o = (uint64_t)r * repeatParams.dstRepStride * 32 + (uint64_t)j * repeatParams.dstBlkStride * 32;
+            T v = src[r * 8 + j];
+            for (uint32_t k = 0; k < epb; ++k) std::memcpy(d + o + k * sizeof(T), &v, sizeof(T));
+            c->ubw.set(dst.v_.off + o, dst.v_.off + o + 32);
+        }
+    trace_vec(c, "Brcb", dtype_name_v<T>, dtype_name_v<T>, -1, repeatTime);
+}
+
+// ------------------------------------------------------------------------------------------------ Compare / Select
+namespace ascemu_detail {
+inline void scratch_check(ascemu::Core* c, const std::source_location& loc, const char* api) {
+    using namespace ascemu;
+    if constexpr (kIs910B) {
+        uint32_t top = 0;
+        for (auto& b : c->bufs) top = std::max(top, b.hi);
+        if (top > kProfile.tmp_ub_offset)
+            diag("UB_SCRATCH_CONFLICT", Sev::Error, loc,
+                 strf("%s uses the API scratch zone [%u, %u) but user buffers reach %u", api, kProfile.tmp_ub_offset,
+                      kProfile.ub_size, top),
+                 jd("scratch_lo", kProfile.tmp_ub_offset, "buffers_end", top));
+    }
+}
+template <class T>
+inline bool cmp(T a, T b, CMPMODE m) {
+    float x = (float)a, y = (float)b;
+    if constexpr (std::is_integral_v<T>) { x = 0; y = 0; }
+    switch (m) {
+        case CMPMODE::LT: return std::is_integral_v<T> ? a < b : x < y;
+        case CMPMODE::GT: return std::is_integral_v<T> ? a > b : x > y;
+        case CMPMODE::EQ: return std::is_integral_v<T> ? a == b : x == y;
+        case CMPMODE::LE: return std::is_integral_v<T> ? a <= b : x <= y;
+        case CMPMODE::GE: return std::is_integral_v<T> ? a >= b : x >= y;
+        default: return std::is_integral_v<T> ? a != b : x != y;
+    }
+}
+template <typename T, typename U, class G>
+inline void compare_impl(const char* api, const LocalTensor<U>& dst, const LocalTensor<T>& src0, CMPMODE mode,
+                         uint32_t count, const std::source_location& loc, G get1) {
+    using namespace ascemu;
+    Core* c = t_core;
+    bool ok = one_of_v<T, half, float> || (kIs910B && std::is_same_v<T, int32_t> && mode == CMPMODE::EQ);
+    if (!dtype_check<T>(ok, c, loc, api)) return;
+    if ((count * sizeof(T)) % 256 != 0) {
+        diag("PARAM_RANGE", Sev::Error, loc,
+             strf("%s requires count*sizeof(T) to be a multiple of 256 (count %u); no effect", api, count),
+             jd("count", count));
+        return;
+    }
+    scratch_check(c, loc, api);
+    const uint8_t* s = ub_operand(c, src0.v_, (size_t)count * sizeof(T), UB_R, loc, "src0");
+    uint8_t* d = ub_operand(c, dst.v_, (count + 7) / 8, UB_W, loc, "dst");
+    if (!s || !d) return;
+    std::vector<uint8_t> bits((count + 7) / 8, 0);
+    for (uint32_t i = 0; i < count; ++i)
+        if (cmp<T>(((const T*)s)[i], get1(i), mode)) bits[i / 8] |= (uint8_t)(1u << (i % 8));
+    std::memcpy(d, bits.data(), bits.size());
+    trace_vec(c, api, dtype_name_v<T>, "uint8", count, repeats_for(count, sizeof(T)));
+}
+}  // namespace ascemu_detail
+
+template <typename T, typename U>
+inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
+                    uint32_t count, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("Compare", loc);
+    const uint8_t* s1 = ub_operand(c, src1.v_, (size_t)count * sizeof(T), UB_R, loc, "src1");
+    if (!s1) return;
+    ascemu_detail::compare_impl<T, U>("Compare", dst, src0, cmpMode, count, loc,
+                                      [s1](uint32_t i) { return ((const T*)s1)[i]; });
+}
+template <typename T, typename U>
+inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar, CMPMODE cmpMode,
+                     uint32_t count, ASCEMU_SL) {
+    ascemu::api_enter("Compares", loc);
+    ascemu_detail::compare_impl<T, U>("Compares", dst, src0, cmpMode, count, loc, [src1Scalar](uint32_t) { return src1Scalar; });
+}
+template <typename T, typename U>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+                   const LocalTensor<T>& src1, SELMODE selMode, uint32_t count, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("Select", loc);
+    if (!dtype_check<T>(one_of_v<T, half, float>, c, loc, "Select")) return;
+    const uint8_t* m = ub_operand(c, selMask.v_, (count + 7) / 8, UB_R, loc, "selMask", 32);
+    const uint8_t* a = ub_operand(c, src0.v_, (size_t)count * sizeof(T), UB_R, loc, "src0");
+    const uint8_t* b = ub_operand(c, src1.v_, (size_t)count * sizeof(T), UB_R, loc, "src1");
+    uint8_t* d = ub_operand(c, dst.v_, (size_t)count * sizeof(T), UB_W, loc, "dst");
+    (void)selMode;
+    if (!m || !a || !b || !d) return;
+    std::vector<T> out(count);
+    for (uint32_t i = 0; i < count; ++i) out[i] = ((m[i / 8] >> (i % 8)) & 1) ? ((const T*)a)[i] : ((const T*)b)[i];
+    std::memcpy(d, out.data(), (size_t)count * sizeof(T));
+    trace_vec(c, "Select", dtype_name_v<T>, dtype_name_v<T>, count, repeats_for(count, sizeof(T)));
+}
+template <typename T, typename U>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, T src1,
+                   SELMODE selMode, uint32_t count, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("Select", loc);
+    if (!dtype_check<T>(one_of_v<T, half, float>, c, loc, "Select")) return;
+    ascemu_detail::scratch_check(c, loc, "Select");
+    const uint8_t* m = ub_operand(c, selMask.v_, (count + 7) / 8, UB_R, loc, "selMask", 32);
+    const uint8_t* a = ub_operand(c, src0.v_, (size_t)count * sizeof(T), UB_R, loc, "src0");
+    uint8_t* d = ub_operand(c, dst.v_, (size_t)count * sizeof(T), UB_W, loc, "dst");
+    (void)selMode;
+    if (!m || !a || !d) return;
+    std::vector<T> out(count);
+    for (uint32_t i = 0; i < count; ++i) out[i] = ((m[i / 8] >> (i % 8)) & 1) ? ((const T*)a)[i] : src1;
+    std::memcpy(d, out.data(), (size_t)count * sizeof(T));
+    trace_vec(c, "Select", dtype_name_v<T>, dtype_name_v<T>, count, repeats_for(count, sizeof(T)));
+}
+
+}  // namespace AscendC

@@ -1,0 +1,126 @@
+// ascemu fault catalogue: one deliberately broken kernel per check kind (tiling_key selects it).
+// Each faulting statement carries a `// LINE:<tag>` marker; tests/test_emu_faults.py asserts that the
+// reported diagnostic names exactly that line.
+#include "kernel_operator.h"
+using namespace AscendC;
+
+struct FaultTiling {
+    int32_t n;
+    int32_t p0;
+    int32_t p1;
+    int32_t p2;
+};
+
+extern "C" __global__ __aicore__ void fault_kernel(GM_ADDR in, GM_ADDR out, GM_ADDR ws, FaultTiling t) {
+    if (TILING_KEY_IS(1)) {  // GM out-of-bounds write (out has 100 bytes: allocation 160)
+        TPipe pipe;
+        TQue<QuePosition::VECOUT, 1> q;
+        pipe.InitBuffer(q, 1, 1024);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer((__gm__ float*)out, 25);
+        LocalTensor<float> u = q.AllocTensor<float>();
+        Duplicate(u, 1.0f, 256);
+        q.EnQue(u);
+        u = q.DeQue<float>();
+        DataCopy(g, u, 256);  // LINE:gm_oob
+        q.FreeTensor(u);
+    }
+    if (TILING_KEY_IS(2)) {  // UB overflow
+        TPipe pipe;
+        TQue<QuePosition::VECIN, 2> qi;
+        TBuf<TPosition::VECCALC> big;
+        pipe.InitBuffer(qi, 2, 65536);
+        pipe.InitBuffer(big, 160 * 1024);  // LINE:ub_overflow
+    }
+    if (TILING_KEY_IS(3)) {  // misaligned UB destination of a copy
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> tb;
+        pipe.InitBuffer(tb, 2048);
+        GlobalTensor<half> g;
+        g.SetGlobalBuffer((__gm__ half*)in, 256);
+        LocalTensor<half> u = tb.Get<half>();
+        DataCopy(u[5], g, 64);  // LINE:ub_misaligned
+    }
+    if (TILING_KEY_IS(4)) {  // misaligned GM source (float at byte offset 2)
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> tb;
+        pipe.InitBuffer(tb, 2048);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer((__gm__ float*)(in + 2), 64);
+        LocalTensor<float> u = tb.Get<float>();
+        DataCopy(u, g, 64);  // LINE:gm_misaligned
+    }
+    if (TILING_KEY_IS(5)) {  // queue misuse: DeQue on an empty queue, then use of the invalid tensor
+        TPipe pipe;
+        TQue<QuePosition::VECIN, 1> q;
+        pipe.InitBuffer(q, 1, 1024);
+        LocalTensor<float> u = q.DeQue<float>();  // LINE:deque_empty
+        Duplicate(u, 0.0f, 64);                   // LINE:invalid_use
+    }
+    if (TILING_KEY_IS(6)) {  // unsupported Cast pair on 310P (float -> int16)
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> tb;
+        pipe.InitBuffer(tb, 2048);
+        LocalTensor<float> f = tb.Get<float>(64);
+        LocalTensor<int16_t> d = tb.GetWithOffset<int16_t>(64, 1024);
+        Duplicate(f, 1.5f, 64);
+        Cast(d, f, RoundMode::CAST_RINT, 64);  // LINE:cast_pair
+    }
+    if (TILING_KEY_IS(7)) {  // cross-core GM write race: every core writes the same 32-B block
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> tb;
+        pipe.InitBuffer(tb, 1024);
+        LocalTensor<float> u = tb.Get<float>(8);
+        Duplicate(u, (float)GetBlockIdx(), 8);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer((__gm__ float*)out, 8);
+        DataCopy(g, u, 8);  // LINE:race
+    }
+    if (TILING_KEY_IS(8)) {  // infinite loop -> TIMEOUT
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> tb;
+        pipe.InitBuffer(tb, 1024);
+        LocalTensor<int32_t> u = tb.Get<int32_t>(8);
+        for (int32_t i = 0;; ++i) {
+            u.SetValue(0, i);  // LINE:spin
+        }
+    }
+    if (TILING_KEY_IS(9)) {  // wild-pointer crash
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> tb;
+        pipe.InitBuffer(tb, 1024);
+        Duplicate(tb.Get<float>(8), 1.0f, 8);
+        __gm__ volatile float* wild = (__gm__ volatile float*)(uintptr_t)(16 + t.p0);
+        *wild = 1.0f;  // LINE:crash
+    }
+    if (TILING_KEY_IS(10)) {  // UB tensor overrun: a vector op past its buffer
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> a, b;
+        pipe.InitBuffer(a, 256);
+        pipe.InitBuffer(b, 256);
+        LocalTensor<float> x = a.Get<float>();
+        Duplicate(x, 2.0f, 128);  // LINE:overrun
+    }
+    if (TILING_KEY_IS(11)) {  // use after free
+        TPipe pipe;
+        TQue<QuePosition::VECIN, 1> q;
+        pipe.InitBuffer(q, 1, 1024);
+        LocalTensor<float> u = q.AllocTensor<float>();
+        Duplicate(u, 1.0f, 64);
+        q.FreeTensor(u);
+        Adds(u, u, 1.0f, 64);  // LINE:uaf
+    }
+    if (TILING_KEY_IS(12)) {  // trap()
+        trap();  // LINE:trap
+    }
+    if (TILING_KEY_IS(13)) {  // strict mode: a DataCopy round-down becomes fatal
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> tb;
+        pipe.InitBuffer(tb, 2048);
+        GlobalTensor<half> g;
+        g.SetGlobalBuffer((__gm__ half*)in, 256);
+        LocalTensor<half> u = tb.Get<half>();
+        DataCopy(u, g, 75);  // LINE:strict_round
+        Duplicate(u, half(0.0f), 16);
+    }
+}

@@ -1,0 +1,107 @@
+"""ascemu fault catalogue: one deliberately broken kernel per check kind (tests/emu/fault_kernel.cpp).
+
+Every case asserts the diagnostic kind AND the exact source line of the faulting kernel statement (marked
+`// LINE:<tag>` in the kernel), plus the §5.6 exit code.  Launches run in subprocesses, so crashes, timeouts and
+deadlocks never affect the pytest process.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "emu"))
+from emu_helpers import (EMU_DIR, EXIT_CRASH, EXIT_DEADLOCK, EXIT_ERRORS, EXIT_FATAL, EXIT_HARNESS, build,  # noqa: E402
+                         marker_line, run)
+
+KERNEL = EMU_DIR / "fault_kernel.cpp"
+P310 = "ascend310p"
+
+
+@pytest.fixture(scope="session")
+def fault_bin(tmp_path_factory):
+    return build(KERNEL, "fault_kernel", P310, tmp_path_factory.mktemp("emu_fault_build"))
+
+
+@pytest.fixture
+def launch(fault_bin, tmp_path):
+    def _go(key, **kw):
+        kw.setdefault("in_bytes", bytes(1024))
+        return run(fault_bin, tmp_path, platform=P310, tiling_key=key, tag=f"f{key}", **kw)
+    return _go
+
+
+def line(tag):
+    return marker_line(KERNEL, tag)
+
+
+def same_file(d):
+    return Path(d["file"]).name == KERNEL.name
+
+
+CASES = [
+    # (id, key, kwargs, kind, marker, exit code)
+    ("gm_oob_write", 1, dict(out_size=100), "GM_OOB", "gm_oob", EXIT_ERRORS),
+    ("ub_overflow", 2, {}, "UB_OVERFLOW", "ub_overflow", EXIT_ERRORS),
+    ("ub_misaligned_copy", 3, {}, "UB_MISALIGNED", "ub_misaligned", EXIT_ERRORS),
+    ("gm_misaligned_copy", 4, {}, "GM_MISALIGNED", "gm_misaligned", EXIT_ERRORS),
+    ("queue_deque_empty", 5, {}, "QUE_DEQUE_EMPTY", "deque_empty", EXIT_ERRORS),
+    ("queue_invalid_tensor_use", 5, {}, "UB_INVALID_TENSOR", "invalid_use", EXIT_ERRORS),
+    ("cast_unsupported_p310", 6, {}, "UNSUPPORTED_CAST_PAIR", "cast_pair", EXIT_ERRORS),
+    ("gm_write_race", 7, dict(block_dim=4), "GM_WRITE_RACE", "race", EXIT_ERRORS),
+    ("ub_tensor_overrun", 10, {}, "UB_TENSOR_OVERRUN", "overrun", EXIT_ERRORS),
+    ("use_after_free", 11, {}, "UB_USE_AFTER_FREE", "uaf", EXIT_ERRORS),
+    ("trap", 12, {}, "KERNEL_ABORT", "trap", EXIT_FATAL),
+    ("strict_datacopy_round", 13, dict(strict=True), "DATACOPY_ROUNDED", "strict_round", EXIT_FATAL),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_fault_reported_at_statement(launch, case):
+    _, key, kw, kind, tag, code = case
+    r = launch(key, **kw)
+    hits = r.of(kind)
+    assert hits, (kind, r.diags, r.stderr[-2000:])
+    assert {d["line"] for d in hits} == {line(tag)}
+    assert all(same_file(d) for d in hits)
+    assert r.rc == code
+    assert r.report["exit_code"] == code  # the report is written even on faults
+
+
+def test_gm_write_race_names_both_cores(launch):
+    r = launch(7, block_dim=4)
+    races = r.of("GM_WRITE_RACE")
+    assert {d["core"] for d in races} == {1, 2, 3}
+    assert all(d["details"]["other_line"] == line("race") for d in races)
+
+
+def test_infinite_loop_times_out(launch):
+    r = launch(8, timeout_s=1)
+    assert r.rc == EXIT_DEADLOCK  # 3 = deadlock/timeout
+    t = r.of("TIMEOUT")
+    assert t and t[0]["line"] == line("spin") and t[0]["severity"] == "fatal"
+    assert t[0]["details"]["cores"][0]["state"] == "running"
+
+
+def test_wild_pointer_crash_is_isolated(launch):
+    r = launch(9)
+    assert r.rc == EXIT_CRASH
+    lines = [d for d in r.stderr_diags() if d["kind"] == "CRASH"]
+    assert len(lines) == 1  # exactly one ASCEMU_DIAG CRASH line on stderr
+    d = lines[0]
+    assert d["core"] == 0 and d["api"] == "Duplicate"  # last API before the fault
+    assert d["line"] == line("crash") and same_file(d)  # resolved faulting statement
+    assert r.report["exit_code"] == EXIT_CRASH and r.of("CRASH")
+
+
+def test_crash_on_other_core(launch):
+    r = launch(9, block_dim=3)
+    assert r.rc == EXIT_CRASH
+    assert [d["core"] for d in r.stderr_diags() if d["kind"] == "CRASH"] == [0]
+
+
+def test_harness_arg_count_mismatch(launch):
+    # args[] that does not match the entry signature -> HARNESS record, exit 5
+    r = launch(1, out_size=100, extra={"args": []})
+    assert r.rc == EXIT_HARNESS and r.of("HARNESS")
