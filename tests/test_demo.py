@@ -5,7 +5,7 @@ from workbench.demo import examples, run_demo
 
 def test_demo_runs_every_example_with_the_expected_verdict() -> None:
     lines: list[str] = []
-    assert run_demo(lines.append) == 0
+    assert run_demo(lines.append, backend=None) == 0
     text = "\n".join(lines)
     assert f"{len(examples())}/{len(examples())} examples gave the expected verdict" in text
     # the deliberate failure is traced to a core and tile with the offending input value
@@ -14,3 +14,10 @@ def test_demo_runs_every_example_with_the_expected_verdict() -> None:
 
 def test_demo_covers_every_op() -> None:
     assert {ex.case.op for ex in examples()} == {"cast", "embedding_dense_grad", "softmax_cross_entropy_with_logits"}
+
+
+def test_demo_runs_the_kernels_on_the_emulator() -> None:
+    lines: list[str] = []
+    assert run_demo(lines.append) == 0, "\n".join(lines)
+    text = "\n".join(lines)
+    assert text.count("kernel on emu:") == len(examples()) and "KERNEL FAULT" not in text

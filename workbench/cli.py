@@ -52,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--distribution", default=None, help="input distribution (see `workbench ops OP`)")
     run.add_argument("--standard", default=None, help="exact, double_thousandth, single_benchmark, mixed_tolerance")
-    sub.add_parser("demo", help="the main job: every op's worked examples, tiling and golden")
+    demo = sub.add_parser("demo", help="the main job: every op's worked examples: tiling, kernel run, goldens")
+    demo.add_argument("--backend", default="emu", help="emu (default), or none: tiling and goldens only")
     return parser
 
 
@@ -167,7 +168,7 @@ def _run(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    return run_demo()
+    return run_demo(backend=None if args.backend == "none" else args.backend)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,8 +1,9 @@
 """`workbench demo`: the main job. Every op's worked examples from its spec, end to end on this machine.
 
-For each example: the host tiling decision and UB budget, deterministic inputs, the golden, and a
-precision report of the golden against an independent reference (float64 oracle for SCE, the PyTorch
-summation rule for EDG, IEEE `astype` semantics for Cast). The last Cast example is chosen to fail:
+For each example: the host tiling decision and UB budget; the op's Ascend C kernel run on the `emu`
+backend (ascemu) and compared with the golden; and the golden itself checked against an independent
+reference (float64 oracle for SCE, the PyTorch summation rule for EDG, IEEE `astype` semantics for
+Cast). One Cast example is chosen to fail that golden cross-check:
 on the edge table, the 310P saturation semantics differ from IEEE exactly where the spec says
 (NaN -> 0, Inf -> ±65504), and the report traces each difference to the core and tile that computes it.
 """
@@ -16,6 +17,7 @@ from typing import Any
 from .case import Case
 from .pipeline import golden, make_inputs, plan, verify
 from .render import plan_text
+from .runner import run
 
 
 @dataclass(frozen=True)
@@ -25,7 +27,7 @@ class Example:
     reference: str  # what the golden is checked against
     options: Mapping[str, Any]  # golden options that give that reference
     distribution: str | None = None
-    expect_pass: bool = True
+    expect_pass: bool = True  # of the golden-vs-reference check; the kernel run must always pass
 
 
 def examples() -> list[Example]:
@@ -90,11 +92,17 @@ def examples() -> list[Example]:
     ]
 
 
-def run_example(ex: Example, emit: Callable[[str], None] = print) -> bool:
-    """Show one example; True when its verdict is the expected one."""
+def run_example(ex: Example, emit: Callable[[str], None] = print, backend: str | None = "emu") -> bool:
+    """Show one example; True when every verdict is the expected one."""
     emit(f"\n=== {ex.title}")
     emit(plan_text(plan(ex.case), ex.case.label(), max_cores=4))
     inputs = make_inputs(ex.case, seed=0, distribution=ex.distribution)
+    kernel_ok = True
+    if backend is not None:
+        result = run(ex.case, backend, inputs=inputs, distribution=ex.distribution, worst=3)
+        emit(f"\nkernel on {backend}:")
+        emit(result.text())
+        kernel_ok = result.passed
     expected = golden(ex.case, inputs)
     reference = golden(ex.case, inputs, **ex.options)
     emit(f"\ngolden vs {ex.reference} ({ex.distribution or 'default'} inputs, seed 0):")
@@ -102,10 +110,10 @@ def run_example(ex: Example, emit: Callable[[str], None] = print) -> bool:
     for report in reports.values():
         emit(report.text())
     passed = all(r.passed for r in reports.values())
-    return passed == ex.expect_pass
+    return kernel_ok and passed == ex.expect_pass
 
 
-def run_demo(emit: Callable[[str], None] = print) -> int:
-    results = [run_example(ex, emit) for ex in examples()]
+def run_demo(emit: Callable[[str], None] = print, backend: str | None = "emu") -> int:
+    results = [run_example(ex, emit, backend) for ex in examples()]
     emit(f"\n{sum(results)}/{len(results)} examples gave the expected verdict")
     return 0 if all(results) else 1
