@@ -9,21 +9,14 @@ the unaligned window path, padding, out-of-range indices, interleave schedules a
 
 from __future__ import annotations
 
-import hashlib
-import os
-import re
-import subprocess
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 import workbench as wb
-from workbench.emu import In, Out
-from workbench.emu.build import EMU_DIR, ROOT, cache_dir, gxx
-from workbench.emu.launch import run_launch
+from workbench.emu import In, Kernel, Out, Workspace, load
+from workbench.emu.build import ROOT
 from workbench.ops.embedding_dense_grad.golden import golden as edg_golden
 
 SOURCE = ROOT / "kernels/embedding_dense_grad/embedding_dense_grad_kernel.cpp"
@@ -32,32 +25,10 @@ FMAX = np.finfo(np.float32).max
 PLANNED = {"GM_SLACK_ACCESS", "GM_LOGICAL_OOB", "OUTPUT_UNWRITTEN"}
 
 
-@cache
-def _defines() -> dict[str, str]:
-    """The kernel calls the documented AscendC::Trap(); until ascemu provides it (notes/emu_issues.md), map it
-    onto ascemu's trap() at build time. Only reached after 10^6 barrier polls, so numerics are unaffected."""
-    text = "".join(p.read_text() for p in (EMU_DIR / "include").rglob("*.h"))
-    return {} if re.search(r"\bvoid\s+Trap\s*\(", text) else {"Trap": "trap"}
-
-
-@cache
-def _binary() -> Path:
-    """Single-TU build (kernels/emu/driver/main.cpp, mechanism A), cached by content. A local helper because
-    workbench.emu.load's two-TU build does not yet declare the entry in ascemu_entry.h; test_workbench_run
-    covers that path."""
-    flags = ["-std=c++20", "-O1", "-g", "-pthread", "-DASCEMU_PLATFORM=ascend310p"]
-    flags += [f"-D{k}={v}" for k, v in _defines().items()]
-    flags += [f"-I{EMU_DIR / 'include'}", f"-I{SOURCE.parent}", "-DASCEMU_ENTRY=embedding_dense_grad_kernel"]
-    h = hashlib.sha256(" ".join(flags).encode())
-    for p in sorted([*(EMU_DIR).rglob("*.h"), *(EMU_DIR).rglob("*.cpp"), *SOURCE.parent.glob("*")]):
-        h.update(p.name.encode() + p.read_bytes())
-    binary = cache_dir() / f"edg-test-{h.hexdigest()[:20]}"
-    if not binary.exists():
-        tmp = binary.with_suffix(f".{os.getpid()}.tmp")
-        cmd = [gxx(), *flags, "-include", str(SOURCE), str(EMU_DIR / "driver/main.cpp"), "-o", str(tmp)]
-        subprocess.run(cmd, check=True, capture_output=True, text=True)
-        os.replace(tmp, binary)
-    return binary
+def _kernel() -> Kernel:
+    """The shipped kernel through the same load() path as workbench.run (built once, cached by content)."""
+    info = wb.OPS["embedding_dense_grad"].kernel(case((8, 8), 1))  # type: ignore[misc]
+    return load(ROOT / info.source, info.entry, "Ascend310P3", info.defines)
 
 
 def case(shape: tuple[int, ...], nw: int, pad: int = -1, scale: bool = False) -> wb.Case:
@@ -81,10 +52,14 @@ def launch(c: wb.Case, data: dict[str, np.ndarray], **options: Any) -> tuple[np.
         In(np.ascontiguousarray(data["grad"], np.float32)),
         In(np.ascontiguousarray(data["sort_indices"], np.int32)),
         Out(out, fill=0),
-        Out(np.empty(plan.workspace_bytes, np.uint8), fill=0),
     ]
-    run = run_launch(
-        _binary(), "ascend310p", "Ascend310P3", plan.block_dim, args, plan.tiling_bytes(), plan.tiling_key, 120, options
+    run = _kernel()[plan.block_dim](
+        *args,
+        workspace=Workspace(plan.workspace_bytes, fill=0),
+        tiling=plan.tiling_bytes(),
+        tiling_key=plan.tiling_key,
+        timeout_s=120,
+        **options,
     )
     unplanned = [str(d) for d in run.diagnostics if d.is_fault or d.kind not in PLANNED]
     assert run.exit_code == 0 and not unplanned, "\n".join([f"exit {run.exit_code}", *unplanned])
@@ -297,7 +272,6 @@ def test_x1_trace_matches_the_plan() -> None:
         assert core["ub"]["peak_bytes"] == sum(b.total for b in plan.ub_buffers) == 260384
 
 
-@pytest.mark.skipif(bool(_defines()), reason="ascemu lacks AscendC::Trap() (notes/emu_issues.md): wb.run cannot build")
 def test_workbench_run() -> None:
     """The same kernel through workbench.run(case, backend='emu') and its own build."""
     c = case((16, 64), 10, 3, True)
