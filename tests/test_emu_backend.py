@@ -66,9 +66,9 @@ def test_build_cache_is_keyed_by_content_and_fast_when_warm(cache: Path) -> None
 
 def test_concurrent_builds_of_one_variant_are_safe(cache: Path) -> None:
     code = (
-        "import sys; from workbench.emu import load; "
-        f"k = load({str(KERNEL)!r}, entry='scale_add', platform='Ascend910B3', opt='-O0', defines={{'BUILD_RACE': 1}}); "
-        "print(k.built().path)"
+        "from workbench.emu import load; "
+        f"k = load({str(KERNEL)!r}, entry='scale_add', platform='Ascend910B3', opt='-O0', "
+        "defines={'BUILD_RACE': 1}); print(k.built().path)"
     )
     env = {**os.environ, "WORKBENCH_CACHE": str(cache)}
     procs = [

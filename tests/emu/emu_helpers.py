@@ -5,11 +5,11 @@ Builds use the documented single-translation-unit driver mechanism (kernels/emu/
         -include <kernel.cpp> kernels/emu/driver/main.cpp -DASCEMU_ENTRY=<entry> -o <binary>
 Every launch runs in a subprocess (hard timeout), so a crashing kernel never takes pytest down.
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import struct
 import subprocess
@@ -28,7 +28,7 @@ EXIT_CLEAN, EXIT_ERRORS, EXIT_FATAL, EXIT_DEADLOCK, EXIT_CRASH, EXIT_HARNESS = 0
 
 def _emu_sources_digest() -> str:
     h = hashlib.sha256()
-    for p in sorted(INCLUDE.rglob("*.h")) + [DRIVER]:
+    for p in [*sorted(INCLUDE.rglob("*.h")), DRIVER]:
         h.update(p.name.encode())
         h.update(p.read_bytes())
     return h.hexdigest()[:16]
@@ -41,9 +41,23 @@ def build(kernel: Path, entry: str, platform: str, out_dir: Path, opt: str = "-O
     binary = Path(out_dir) / f"{kernel.stem}_{platform}_{digest.hexdigest()[:12]}"
     if binary.exists():
         return binary
-    cmd = ["g++", "-std=c++20", opt, "-g", "-pthread", f"-DASCEMU_PLATFORM={platform}", "-I", str(INCLUDE),
-           *[f"-D{d}" for d in defines], "-include", str(kernel), str(DRIVER), f"-DASCEMU_ENTRY={entry}",
-           "-o", str(binary)]
+    cmd = [
+        "g++",
+        "-std=c++20",
+        opt,
+        "-g",
+        "-pthread",
+        f"-DASCEMU_PLATFORM={platform}",
+        "-I",
+        str(INCLUDE),
+        *[f"-D{d}" for d in defines],
+        "-include",
+        str(kernel),
+        str(DRIVER),
+        f"-DASCEMU_ENTRY={entry}",
+        "-o",
+        str(binary),
+    ]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"build failed: {' '.join(cmd)}\n{r.stderr[-6000:]}")
@@ -77,14 +91,31 @@ class Run:
         out = []
         for line in self.stderr.splitlines():
             if line.startswith("ASCEMU_DIAG "):
-                out.append(json.loads(line[len("ASCEMU_DIAG "):]))
+                out.append(json.loads(line[len("ASCEMU_DIAG ") :]))
         return out
 
 
-def run(binary: Path, work: Path, *, platform: str, block_dim: int = 1, tiling_key: int = 0, tiling: bytes | None = None,
-        in_bytes: bytes | None = None, in_size: int | None = None, out_size: int = 16384, out_fill: int | None = 0,
-        ws_size: int = 4096, ws_fill: int | None = 0, mode: str = "serial", timeout_s: float = 20, strict=False,
-        extra: dict | None = None, hard_timeout: float = 60, tag: str = "run") -> Run:
+def run(
+    binary: Path,
+    work: Path,
+    *,
+    platform: str,
+    block_dim: int = 1,
+    tiling_key: int = 0,
+    tiling: bytes | None = None,
+    in_bytes: bytes | None = None,
+    in_size: int | None = None,
+    out_size: int = 16384,
+    out_fill: int | None = 0,
+    ws_size: int = 4096,
+    ws_fill: int | None = 0,
+    mode: str = "serial",
+    timeout_s: float = 20,
+    strict=False,
+    extra: dict | None = None,
+    hard_timeout: float = 60,
+    tag: str = "run",
+) -> Run:
     work = Path(work)
     work.mkdir(parents=True, exist_ok=True)
     p = lambda name: str(work / f"{tag}_{name}")  # noqa: E731
@@ -92,8 +123,12 @@ def run(binary: Path, work: Path, *, platform: str, block_dim: int = 1, tiling_k
     if in_bytes is None:
         in_bytes = b"\0" * 64
     Path(p("in.bin")).write_bytes(in_bytes)
-    a_in = {"kind": "gm", "bytes": in_size if in_size is not None else len(in_bytes), "role": "input",
-            "in_file": p("in.bin")}
+    a_in = {
+        "kind": "gm",
+        "bytes": in_size if in_size is not None else len(in_bytes),
+        "role": "input",
+        "in_file": p("in.bin"),
+    }
     a_out = {"kind": "gm", "bytes": out_size, "role": "output", "out_file": p("out.bin")}
     if out_fill is not None:
         a_out["fill"] = out_fill
@@ -102,14 +137,23 @@ def run(binary: Path, work: Path, *, platform: str, block_dim: int = 1, tiling_k
         a_ws["fill"] = ws_fill
     Path(p("tiling.bin")).write_bytes(conf_tiling() if tiling is None else tiling)
     args = [a_in, a_out, a_ws, {"kind": "bytes", "in_file": p("tiling.bin")}]
-    launch = {"platform": platform, "block_dim": block_dim, "tiling_key": tiling_key, "mode": mode,
-              "strict": strict, "timeout_s": timeout_s, "report_path": p("report.json"), "args": args}
+    launch = {
+        "platform": platform,
+        "block_dim": block_dim,
+        "tiling_key": tiling_key,
+        "mode": mode,
+        "strict": strict,
+        "timeout_s": timeout_s,
+        "report_path": p("report.json"),
+        "args": args,
+    }
     if extra:
         launch.update(extra)
     Path(p("launch.json")).write_text(json.dumps(launch))
     try:
-        r = subprocess.run([str(binary), "--launch", p("launch.json")], capture_output=True, text=True,
-                           timeout=hard_timeout)
+        r = subprocess.run(
+            [str(binary), "--launch", p("launch.json")], capture_output=True, text=True, timeout=hard_timeout
+        )
         rc, so, se = r.returncode, r.stdout, r.stderr
     except subprocess.TimeoutExpired as e:  # pragma: no cover - the emulator's own watchdog should fire first
         rc, so, se = -9, e.stdout or "", e.stderr or ""
