@@ -50,8 +50,9 @@ class KernelRun:
     diagnostics: tuple[Diagnostic, ...]
     trace: dict[str, Any]
     build: Built
-    wall_s: float
-    kernel_s: float
+    wall_s: float  # the child process
+    kernel_s: float  # the emulated launch inside the child
+    total_s: float  # arrays in, the child, outputs back
     stderr: str = field(repr=False, default="")
 
     @property
@@ -94,7 +95,9 @@ class _Bound:
             timeout_s,
             options,
         )
-        return KernelRun(out.exit_code, out.diagnostics, out.trace, built, out.wall_s, out.kernel_s, out.stderr)
+        return KernelRun(
+            out.exit_code, out.diagnostics, out.trace, built, out.wall_s, out.kernel_s, out.total_s, out.stderr
+        )
 
 
 def _device_array(a: Any, position: int) -> np.ndarray:

@@ -1,17 +1,21 @@
 """Run one launch of a built kernel in a child process and read back its outputs and report.
 
 The child is the only place kernel code runs: a crash, a hang or an abort ends the child, never the
-caller (or a Jupyter kernel). Arrays travel through files in a private directory on tmpfs when one
-exists (/dev/shm), so the copies are memory copies, not disk I/O.
+caller (or a Jupyter kernel). Arrays travel through files in a private, reused directory on tmpfs when
+one exists (/dev/shm) that the child maps as its GM: one memory copy in (pwrite), none in the child, one
+copy out (pread straight into the caller's array).
 """
 
 from __future__ import annotations
 
+import atexit
+import dataclasses
 import json
 import os
+import selectors
 import signal
 import subprocess
-import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .scratch import Scratch, acquire, gm_file_size, read_all, release, write_all
 
 EXIT_KINDS = {0: "clean", 1: "errors", 2: "strict-fatal", 3: "deadlock-or-timeout", 4: "crash", 5: "harness"}
 DIAG_PREFIX = "ASCEMU_DIAG "
@@ -90,15 +96,11 @@ class LaunchOutcome:
     wall_s: float  # the child process, end to end
     kernel_s: float  # what the emulator reports for the launch itself
     stderr: str
+    total_s: float = 0.0  # run_launch end to end: arrays into the scratch files, the child, outputs back
 
     @property
     def faulted(self) -> bool:
         return self.exit_code != 0 or any(d.is_fault for d in self.diagnostics)
-
-
-def _scratch_root() -> str | None:
-    shm = Path("/dev/shm")
-    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
 
 
 def run_launch(
@@ -112,68 +114,162 @@ def run_launch(
     timeout_s: float = 60.0,
     options: dict[str, Any] | None = None,
 ) -> LaunchOutcome:
-    with tempfile.TemporaryDirectory(prefix="ascemu-", dir=_scratch_root()) as tmp:
-        d = Path(tmp)
-        entries: list[dict[str, Any]] = []
-        for i, a in enumerate(args):
-            entry: dict[str, Any] = {"kind": "gm", "bytes": int(a.array.nbytes), "role": a.role}
-            if a.fill is None:
-                np.ascontiguousarray(a.array).tofile(d / f"arg{i}.in")
-                entry["in_file"] = str(d / f"arg{i}.in")
-            elif a.fill != POISON:
+    t0 = time.perf_counter()
+    sc = acquire()
+    try:
+        out = _run(sc, binary, platform, soc, block_dim, args, tiling, tiling_key, timeout_s, options)
+    finally:
+        release(sc)
+    return dataclasses.replace(out, total_s=time.perf_counter() - t0)
+
+
+def _run(
+    sc: Scratch,
+    binary: Path,
+    platform: str,
+    soc: str,
+    block_dim: int,
+    args: Sequence[Arg],
+    tiling: bytes,
+    tiling_key: int,
+    timeout_s: float,
+    options: dict[str, Any] | None,
+) -> LaunchOutcome:
+    d = sc.dir
+    report_path, done_path = d / "report.json", d / "done"
+    for stale in (report_path, done_path):  # left by the previous launch in this directory
+        stale.unlink(missing_ok=True)
+    entries: list[dict[str, Any]] = []
+    fds: list[int] = []
+    for i, a in enumerate(args):
+        nbytes = int(a.array.nbytes)
+        fd, path = sc.gm(i, gm_file_size(nbytes))
+        fds.append(fd)
+        entry: dict[str, Any] = {"kind": "gm", "bytes": nbytes, "role": a.role, "gm_file": path}
+        if a.fill is None:
+            write_all(fd, a.array)
+            entry["preloaded"] = True
+            entry["gm_map"] = "shared" if a.writes_back else "private"
+        else:
+            entry["gm_map"] = "shared"
+            if a.fill != POISON:
                 entry["fill"] = int(a.fill)
+        entries.append(entry)
+    sc.trim(len(args))  # slots a previous, longer launch used
+    (d / "tiling.bin").write_bytes(tiling)
+    entries.append({"kind": "bytes", "in_file": str(d / "tiling.bin")})
+    launch = {
+        "platform": platform,
+        "soc": soc,
+        "block_dim": int(block_dim),
+        "tiling_key": int(tiling_key),
+        "mode": "serial",
+        "seed": 0,
+        "strict": False,
+        "timeout_s": timeout_s,
+        **(options or {}),
+        "report_path": str(report_path),
+        "done_file": str(done_path),
+        "exit_note": True,
+        "args": entries,
+    }
+    (d / "launch.json").write_text(json.dumps(launch))
+    t0 = time.perf_counter()
+    code, stderr = _spawn([str(binary), "--launch", str(d / "launch.json")], float(launch["timeout_s"]) + 15)
+    wall = time.perf_counter() - t0
+    report = _read_report(report_path)
+    diags = [Diagnostic.from_json(x) for x in report.get("diagnostics", [])]
+    diags += _stderr_diagnostics(stderr, known=diags)
+    if code < 0:  # killed by a signal the emulator could not catch
+        name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+        diags.append(Diagnostic("CRASH", "fatal", -1, "", "", 0, f"kernel process killed by {name}"))
+    if done_path.exists():  # the child settled its outputs (also after a fault); else leave the arrays alone
+        for a, fd in zip(args, fds, strict=True):
             if a.writes_back:
-                entry["out_file"] = str(d / f"arg{i}.out")
-            entries.append(entry)
-        (d / "tiling.bin").write_bytes(tiling)
-        entries.append({"kind": "bytes", "in_file": str(d / "tiling.bin")})
-        launch = {
-            "platform": platform,
-            "soc": soc,
-            "block_dim": int(block_dim),
-            "tiling_key": int(tiling_key),
-            "mode": "serial",
-            "seed": 0,
-            "strict": False,
-            "timeout_s": timeout_s,
-            "report_path": str(d / "report.json"),
-            "args": entries,
-            **(options or {}),
-        }
-        (d / "launch.json").write_text(json.dumps(launch))
-        t0 = time.perf_counter()
-        try:
-            proc = subprocess.run(
-                [str(binary), "--launch", str(d / "launch.json")],
-                capture_output=True,
-                text=True,
-                timeout=float(launch["timeout_s"]) + 15,
-            )
-            code, stderr = proc.returncode, proc.stderr
-        except subprocess.TimeoutExpired as exc:  # the emulator's own watchdog failed: kill and report
-            code, stderr = -signal.SIGKILL, (exc.stderr or b"").decode(errors="replace") if exc.stderr else ""
-        wall = time.perf_counter() - t0
-        report = _read_report(d / "report.json")
-        diags = [Diagnostic.from_json(x) for x in report.get("diagnostics", [])]
-        diags += _stderr_diagnostics(stderr, known=diags)
-        if code < 0:  # killed by a signal the emulator could not catch
-            name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
-            diags.append(Diagnostic("CRASH", "fatal", -1, "", "", 0, f"kernel process killed by {name}"))
-        for i, a in enumerate(args):
-            out = d / f"arg{i}.out"
-            if a.writes_back and out.exists():
-                data = np.fromfile(out, dtype=a.array.dtype)
-                if data.size == a.array.size:
-                    a.array.reshape(-1)[...] = data  # in place, like device memory
-        exit_code = int(report.get("exit_code", code if code >= 0 else 4))
-        return LaunchOutcome(
-            exit_code,
-            tuple(diags),
-            dict(report.get("trace") or {}),
-            wall,
-            float(report.get("wall_time_s", wall)),
-            stderr,
-        )
+                read_all(fd, a.array)  # in place, like device memory
+    exit_code = int(report.get("exit_code", code if code >= 0 else 4))
+    return LaunchOutcome(
+        exit_code,
+        tuple(diags),
+        dict(report.get("trace") or {}),
+        wall,
+        float(report.get("wall_time_s", wall)),
+        stderr,
+    )
+
+
+# ------------------------------------------------------------------------------------------------ the child
+EXIT_NOTE = "ASCEMU_EXIT "
+_exiting_lock = threading.Lock()
+_exiting: list[subprocess.Popen[bytes]] = []  # children that reported their exit code and are still tearing down
+
+
+def _reap(block: bool = False) -> None:
+    with _exiting_lock:
+        pending = list(_exiting)
+        _exiting.clear()
+    alive = []
+    for proc in pending:
+        if block:
+            proc.wait()
+        elif proc.poll() is None:
+            alive.append(proc)
+    if alive:
+        with _exiting_lock:
+            _exiting.extend(alive)
+
+
+atexit.register(_reap, True)
+
+
+def _spawn(cmd: list[str], timeout_s: float) -> tuple[int, str]:
+    """Run the child to completion (or kill it after timeout_s); return (exit code, stderr).
+
+    A run that ends normally writes "ASCEMU_EXIT <code>" and closes stdout/stderr before it exits (launch key
+    "exit_note"): its code is known at EOF, and the process is reaped later instead of waiting milliseconds for the
+    kernel to unmap its memory. Any other end (crash, fatal record, timeout) is waited for as usual."""
+    _reap()
+    deadline = time.monotonic() + timeout_s
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    chunks: dict[int, list[bytes]] = {}
+    with selectors.DefaultSelector() as sel:
+        for f in (proc.stdout, proc.stderr):
+            assert f is not None
+            sel.register(f, selectors.EVENT_READ)
+            chunks[f.fileno()] = []
+        timed_out = False
+        while sel.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                break
+            for key, _ in sel.select(left):
+                data = os.read(key.fd, 1 << 16)
+                if data:
+                    chunks[key.fd].append(data)
+                else:
+                    sel.unregister(key.fileobj)
+    assert proc.stderr is not None and proc.stdout is not None
+    stderr = b"".join(chunks[proc.stderr.fileno()]).decode(errors="replace")
+    proc.stdout.close()
+    proc.stderr.close()
+    if timed_out:  # the emulator's own watchdog failed: kill and report
+        proc.kill()
+        proc.wait()
+        return -signal.SIGKILL, stderr
+    head, _, last = stderr.rstrip("\n").rpartition("\n")
+    if last.startswith(EXIT_NOTE) and last[len(EXIT_NOTE) :].strip().lstrip("-").isdigit():
+        code = int(last[len(EXIT_NOTE) :])
+        if proc.poll() is None:
+            with _exiting_lock:
+                _exiting.append(proc)
+        return code, head + "\n" if head else ""
+    try:
+        return proc.wait(timeout=max(0.0, deadline - time.monotonic()) + 5), stderr
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return -signal.SIGKILL, stderr
 
 
 def _read_report(path: Path) -> dict[str, Any]:

@@ -2,6 +2,16 @@
 //   binary --launch launch.json [--report path] [--mode m] [--timeout s]
 // Reads the launch JSON, allocates GM per args[], builds the entry call by type deduction over the kernel's
 // parameter list, runs block_dim cores, writes out_files and the report JSON (always, also on faults).
+//
+// Zero-copy GM (what the Python launcher uses): an args[] entry {"kind":"gm", "gm_file": F, "gm_map":
+// "shared"|"private", "preloaded": true|false} makes the buffer a mapping of file F instead of fresh memory
+// (gm_map_file in launch.h).  "preloaded": true means F's first `bytes` bytes are the initial content (no copy);
+// otherwise `fill`/poison applies as usual, and the slack is always poisoned.  With "shared" the file holds the
+// buffer's final bytes after the run, so no out_file is needed.  The top-level key "done_file" names a file the
+// driver creates (empty) once every output is final (out_files written, mapped buffers settled): on every path that
+// writes outputs (clean end, fatal records, crashes), never when the launch failed before its buffers existed.
+// "exit_note": true makes a normally ending run write the line "ASCEMU_EXIT <code>" to stderr and close stdout and
+// stderr before it exits, so a launcher reading them to EOF can go on while the process tears down its memory.
 #pragma once
 #include <fstream>
 #include <sstream>
@@ -140,7 +150,8 @@ namespace ascemu {
 struct ArgSpec {
     std::string kind;  // gm | bytes | scalar
     size_t bytes = 0;
-    std::string role = "input", in_file, out_file, type;
+    std::string role = "input", in_file, out_file, type, gm_file;
+    bool gm_shared = true, preloaded = false;
     int fill = -1;
     double value = 0;
     std::string raw_value;
@@ -213,8 +224,27 @@ inline std::tuple<P...> make_args(std::vector<ArgSpec>& specs, std::index_sequen
     return std::tuple<P...>(make_arg<P>(specs[I], I)...);
 }
 
+// ASCEMU_PROFILE=1 in the environment: one stderr line "ASCEMU_PROF {stage: seconds}" with the driver's own stages.
+struct StageClock {
+    bool on = std::getenv("ASCEMU_PROFILE") != nullptr;
+    std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+    std::string out;
+    void lap(const char* stage) {
+        if (!on) return;
+        auto n = std::chrono::steady_clock::now();
+        out += strf("%s\"%s\":%.6f", out.empty() ? "" : ",", stage, std::chrono::duration<double>(n - t).count());
+        t = n;
+    }
+    void emit() {
+        if (!on) return;
+        std::string line = "ASCEMU_PROF {" + out + "}\n";
+        (void)!::write(2, line.data(), line.size());
+    }
+};
+
 template <class... P>
 inline int driver_main(int argc, char** argv, void (*fn)(P...)) {
+    StageClock clk;
     Runtime& R = rt();
     std::string launch_path, report_override, mode_override;
     double timeout_override = -1;
@@ -267,6 +297,8 @@ inline int driver_main(int argc, char** argv, void (*fn)(P...)) {
     C.ub_reserved = (uint32_t)num("ub_reserved", 0);
     C.api_budget = (uint64_t)num("api_budget", 2e9);
     C.diag_stderr = boo("diag_stderr", true);
+    C.pipe_check = str("pipe_check", "");  // empty: the environment / default decides (runtime.h Config)
+    C.dcache = str("dcache", "");
     std::string om = str("overflow_mode", "");
     if (om == "saturation") C.overflow = OverflowMode::Saturation;
     else if (om == "inf_nan" || om == "infnan") C.overflow = OverflowMode::InfNan;
@@ -274,6 +306,7 @@ inline int driver_main(int argc, char** argv, void (*fn)(P...)) {
     if (C.platform != kProfile.name)
         usage_fail("launch platform '" + C.platform + "' does not match the binary's compile-time platform '" +
                    kProfile.name + "' (-DASCEMU_PLATFORM)");
+    clk.lap("parse");
     const json::Value* args = L.get("args");
     if (!args || args->k != json::Value::Arr) usage_fail("launch file has no args[] array");
     if (args->a.size() != sizeof...(P))
@@ -293,6 +326,13 @@ inline int driver_main(int argc, char** argv, void (*fn)(P...)) {
         if (g("fill") && g("fill")->k == json::Value::Num) s.fill = (int)g("fill")->n & 0xFF;
         if (g("bytes") && g("bytes")->k == json::Value::Num) s.bytes = (size_t)g("bytes")->n;
         if (g("type") && g("type")->k == json::Value::Str) s.type = g("type")->s;
+        if (g("gm_file") && g("gm_file")->k == json::Value::Str) s.gm_file = resolve(base_dir, g("gm_file")->s);
+        if (g("gm_map") && g("gm_map")->k == json::Value::Str) {
+            if (g("gm_map")->s != "shared" && g("gm_map")->s != "private")
+                usage_fail(strf("args[%zu]: gm_map '%s' (shared | private)", i, g("gm_map")->s.c_str()));
+            s.gm_shared = g("gm_map")->s == "shared";
+        }
+        if (g("preloaded") && g("preloaded")->k == json::Value::Bool) s.preloaded = g("preloaded")->b;
         if (g("value") && g("value")->k == json::Value::Num) s.value = g("value")->n;
         if (s.kind == "gm") {
             size_t in_size = 0;
@@ -310,7 +350,17 @@ inline int driver_main(int argc, char** argv, void (*fn)(P...)) {
             }
             Role ro = s.role == "input" ? Role::Input : s.role == "output" ? Role::Output
                     : s.role == "workspace" ? Role::Workspace : s.role == "tiling" ? Role::Tiling : Role::Other;
-            s.gm = gm_alloc(s.bytes, strf("arg%zu:%s", i, s.role.c_str()), ro, s.fill, C.gm_exact, in_size);
+            std::string nm = strf("arg%zu:%s", i, s.role.c_str());
+            if (!s.gm_file.empty() && !g("bytes")) usage_fail(strf("args[%zu]: gm_file needs bytes", i));
+            if (s.gm_file.empty()) {
+                s.gm = gm_alloc(s.bytes, nm, ro, s.fill, C.gm_exact, in_size);
+            } else {
+                if (s.preloaded && inf)
+                    usage_fail(strf("args[%zu]: preloaded gm_file and in_file are exclusive", i));
+                size_t pre = s.preloaded ? s.bytes : in_size;
+                s.gm = gm_map_file(s.gm_file, s.gm_shared, s.bytes, nm, ro, s.fill, C.gm_exact, pre);
+                if (s.preloaded) s.gm->prefilled = true;
+            }
             s.gm->arg_index = (int)i;
             s.gm->out_file = s.out_file;
             if (inf) {
@@ -337,7 +387,9 @@ inline int driver_main(int argc, char** argv, void (*fn)(P...)) {
                 specs[i].gm->arg_index = (int)i;
             }
     }
-    R.write_outputs = [&specs](int) {
+    std::string done_file = resolve(base_dir, str("done_file", ""));
+    const bool early_exit = boo("exit_note", false);
+    R.write_outputs = [&specs, done_file](int) {
         for (auto& s : specs)
             if (s.gm && !s.out_file.empty()) {
                 FILE* f = std::fopen(s.out_file.c_str(), "wb");
@@ -345,14 +397,33 @@ inline int driver_main(int argc, char** argv, void (*fn)(P...)) {
                 std::fwrite(s.gm->base, 1, s.gm->bytes, f);
                 std::fclose(f);
             }
+        // MAP_SHARED stores are already in the page cache (what any reader of the file sees): nothing to flush.
+        if (!done_file.empty()) {
+            int fd = ::open(done_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            if (fd >= 0) ::close(fd);
+        }
     };
     std::tuple<P...> proto = make_args<P...>(specs, std::index_sequence_for<P...>{});
+    clk.lap("gm_setup");
     int rc = launch(C.block_dim, [fn, &proto]() {
         std::tuple<P...> a = proto;
         std::apply(fn, a);
     });
+    clk.lap("launch");
     write_report(rc);
     std::fflush(stdout);
+    clk.lap("report_outputs");
+    clk.emit();
+    if (early_exit) {
+        // Tell the launcher the exit code, then close stdout/stderr so its reader sees EOF now: tearing down the
+        // address space (mapped GM, UB arenas) still takes milliseconds, and the launcher need not wait for it.
+        std::string note = "ASCEMU_EXIT " + std::to_string(rc) + "\n";
+        std::fflush(stderr);
+        (void)!::write(2, note.data(), note.size());
+        ::close(1);
+        ::close(2);
+        _exit(rc);
+    }
     return rc;
 }
 

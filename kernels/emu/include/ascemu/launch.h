@@ -2,46 +2,148 @@
 // scheduler start-up, TIMEOUT watchdog, end-of-launch checks and the exit code (§5.6); CPU-twin shims.
 #pragma once
 #include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <tuple>
 
 #include "ascemu/system.h"
 
+#ifndef MAP_POPULATE
+#define MAP_POPULATE 0
+#endif
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22  // Linux >= 5.14; older kernels reject it (EINVAL) and pages fault in on use
+#endif
+
 namespace ascemu {
 
 // ------------------------------------------------------------------------------------------------ GM allocation
-// `preloaded` leading bytes are about to be overwritten by the caller (in_file): not filled here.
-inline GmBuf* gm_alloc(size_t bytes, const std::string& name, Role role, int fill /*-1 poison*/, bool exact = false,
-                       size_t preloaded = 0) {
+// The aclrtMalloc model: 64-B aligned, ALIGN_UP(bytes, 32) + 32 bytes ("exact": `bytes`), the slack past `bytes`
+// poisoned (0xFF).  The usable bytes [preloaded, bytes) get `fill` (-1: poison); [0, preloaded) are about to be
+// (or, for a mapped file, already are) the caller's data and are not touched here.
+inline size_t gm_alloc_size(size_t bytes, bool exact) { return exact ? bytes : ((bytes + 31) / 32 * 32 + 32); }
+
+// Mapped GM buffers (gm_map_file) by base address -> mapping length, so gm_free unmaps instead of freeing.
+inline std::map<const uint8_t*, size_t>& gm_mappings() {
+    static auto* m = new std::map<const uint8_t*, size_t>();  // never destroyed (crash paths _exit)
+    return *m;
+}
+
+// fn(lo, hi) over [0, n): on two threads (this one and a helper) when n is large and the machine has a second
+// CPU; page-table population and fills of big GM buffers scale about linearly to 2.
+inline void split_work(size_t n, const std::function<void(size_t, size_t)>& fn) {
+    static const unsigned hw = std::thread::hardware_concurrency();
+    if (hw < 2 || n < (16u << 20)) return fn(0, n);
+    size_t mid = (n / 2 + 4095) & ~(size_t)4095;
+    std::thread helper([&fn, mid, n] { fn(mid, n); });
+    fn(0, mid);
+    helper.join();
+}
+
+inline GmBuf* gm_register(uint8_t* base, size_t bytes, size_t alloc, const std::string& name, Role role, int fill,
+                          size_t preloaded) {
     Runtime& R = rt();
     auto b = std::make_unique<GmBuf>();
+    b->base = base;
     b->bytes = bytes;
-    b->alloc = exact ? bytes : ((bytes + 31) / 32 * 32 + 32);
-    size_t cap = std::max<size_t>(64, (b->alloc + 63) / 64 * 64);
-    b->base = (uint8_t*)std::aligned_alloc(64, cap);
-    if (!b->base) harness_fatal(strf("cannot allocate %zu bytes of GM for '%s'", bytes, name.c_str()));
+    b->alloc = alloc;
     preloaded = std::min(preloaded, bytes);
-    std::memset(b->base + preloaded, fill < 0 ? 0xFF : fill, bytes - preloaded);
+    if (bytes > preloaded)
+        split_work(bytes - preloaded, [&](size_t lo, size_t hi) {
+            std::memset(b->base + preloaded + lo, fill < 0 ? 0xFF : fill, hi - lo);
+        });
     if (b->alloc > bytes) std::memset(b->base + bytes, 0xFF, b->alloc - bytes);
     b->name = name;
     b->role = role;
     b->prefilled = role == Role::Input || role == Role::Tiling || fill >= 0;
-    b->written.init(b->alloc, false);
+    // Per-byte write tracking feeds GM_UNINIT_READ (skipped for prefilled buffers) and OUTPUT_UNWRITTEN (outputs
+    // only).  A buffer that is prefilled (input, tiling, a fill byte or the caller's data) and not an output needs
+    // no bitmap: an empty Bitmap ignores set() and reports nothing (saves alloc/8 bytes of zeroed memory, 8 MiB for
+    // a 64 MiB input).
+    bool untracked = role != Role::Output && (b->prefilled || preloaded > 0);
+    b->written.init(untracked ? 0 : b->alloc, false);
     GmBuf* raw = b.get();
     auto it = std::upper_bound(R.gm.begin(), R.gm.end(), raw->base,
                                [](const uint8_t* v, const std::unique_ptr<GmBuf>& x) { return v < x->base; });
     R.gm.insert(it, std::move(b));
     return raw;
 }
+
+inline GmBuf* gm_alloc(size_t bytes, const std::string& name, Role role, int fill /*-1 poison*/, bool exact = false,
+                       size_t preloaded = 0) {
+    size_t alloc = gm_alloc_size(bytes, exact);
+    size_t cap = std::max<size_t>(64, (alloc + 63) / 64 * 64);
+    auto* base = (uint8_t*)std::aligned_alloc(64, cap);
+    if (!base) harness_fatal(strf("cannot allocate %zu bytes of GM for '%s'", bytes, name.c_str()));
+    return gm_register(base, bytes, alloc, name, role, fill, preloaded);
+}
+
+// MADV_POPULATE_READ works here (Linux >= 5.14)?
+inline bool madv_populate_ok() {
+    static const bool ok = [] {
+        void* q = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (q == MAP_FAILED) return false;
+        bool r = ::madvise(q, 4096, MADV_POPULATE_READ) == 0;
+        ::munmap(q, 4096);
+        return r;
+    }();
+    return ok;
+}
+
+// A GM buffer whose memory is a mapping of the file `path` (launch-file key "gm_file"; the Python launcher's
+// zero-copy path).  The file is grown to cover the whole allocation if it is shorter.
+//  shared:  MAP_SHARED.  Every store lands in the file, so the file IS the buffer's final content (outputs need no
+//           copy at the end, and hold the data at the moment of a crash too).
+//  private: MAP_PRIVATE (copy-on-write).  The file is never modified; only useful with `preloaded` (the file holds
+//           the input bytes).
+// Either way the page tables are populated up front (tmpfs pages: no fault per page during the run; writable for
+// a shared mapping, as tmpfs needs no write notification), on two threads for big buffers.
+// `preloaded` leading usable bytes are the file's content; the rest get fill/poison as in gm_alloc.
+inline GmBuf* gm_map_file(const std::string& path, bool shared, size_t bytes, const std::string& name, Role role,
+                          int fill, bool exact, size_t preloaded) {
+    size_t alloc = gm_alloc_size(bytes, exact);
+    if (!shared && preloaded == 0) return gm_alloc(bytes, name, role, fill, exact);  // COW of every page: no gain
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t len = (std::max<size_t>(alloc, 64) + page - 1) / page * page;
+    int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        harness_fatal(strf("cannot open gm_file '%s' for '%s': %s", path.c_str(), name.c_str(), std::strerror(errno)));
+    struct stat st{};
+    if (::fstat(fd, &st) != 0 || ((size_t)st.st_size < len && ::ftruncate(fd, (off_t)len) != 0)) {
+        int e = errno;
+        ::close(fd);
+        harness_fatal(strf("cannot size gm_file '%s' to %zu bytes: %s", path.c_str(), len, std::strerror(e)));
+    }
+    const bool madv = madv_populate_ok();
+    void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE,
+                     shared ? (MAP_SHARED | (madv ? 0 : MAP_POPULATE)) : MAP_PRIVATE, fd, 0);
+    ::close(fd);
+    if (p == MAP_FAILED)
+        harness_fatal(strf("cannot map gm_file '%s' (%zu bytes) for '%s': %s", path.c_str(), len, name.c_str(),
+                           std::strerror(errno)));
+    if (madv)  // best effort: pages not populated here fault in on use
+        split_work(len, [p](size_t lo, size_t hi) { (void)::madvise((uint8_t*)p + lo, hi - lo, MADV_POPULATE_READ); });
+    gm_mappings()[(const uint8_t*)p] = len;
+    return gm_register((uint8_t*)p, bytes, alloc, name, role, fill, preloaded);
+}
+
 inline void gm_free(void* p) {
     Runtime& R = rt();
     for (auto it = R.gm.begin(); it != R.gm.end(); ++it)
         if ((*it)->base == p) {
-            std::free((*it)->base);
+            auto m = gm_mappings().find((const uint8_t*)p);
+            if (m != gm_mappings().end()) {
+                ::munmap(p, m->second);
+                gm_mappings().erase(m);
+            } else {
+                std::free((*it)->base);
+            }
             R.gm.erase(it);
             return;
         }
@@ -184,6 +286,15 @@ inline void setup_altstack() {
 }
 
 // ------------------------------------------------------------------------------------------------ end checks
+// Bitmap::count_unset over [0, n): whole words that are all set (a fully written output) cost no popcount.
+inline size_t bitmap_unset(const Bitmap& b, size_t n) {
+    n = std::min(n, b.n);
+    size_t full = n / 64, c = 0;
+    for (size_t i = 0; i < full; ++i)
+        if (b.w[i] != ~0ull) c += 64 - (size_t)__builtin_popcountll(b.w[i]);
+    return c + b.count_unset(full * 64, n);
+}
+
 inline void core_end_checks(Core* c) {
     SL loc = c->last_loc;
     for (auto& b : c->bufs)
@@ -246,7 +357,7 @@ inline void launch_end_checks() {
     }
     for (auto& b : R.gm)
         if (b->role == Role::Output) {
-            size_t u = b->written.count_unset(0, b->bytes);
+            size_t u = bitmap_unset(b->written, b->bytes);
             if (u) diag_launch("OUTPUT_UNWRITTEN", Sev::Info,
                                strf("%zu of %zu bytes of output '%s' were never written by the kernel", u, b->bytes,
                                     b->name.c_str()),
@@ -272,6 +383,20 @@ inline void configure_mode(Runtime& R) {
     }
 }
 
+// The UB arenas of all cores: one pre-faulted anonymous mapping (a page-rounded, 64-B aligned slot per core),
+// replacing the previous launch's.  Pre-faulting in one call is cheaper than a fault per page, and each byte is
+// written once (the poison) instead of zeroed and then poisoned.
+inline uint8_t* ub_arenas(size_t cores, size_t slot) {
+    static uint8_t* region = nullptr;
+    static size_t region_len = 0;
+    if (region) ::munmap(region, region_len);
+    region_len = cores * slot;
+    void* p = ::mmap(nullptr, region_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    region = p == MAP_FAILED ? nullptr : (uint8_t*)p;
+    if (!region) region_len = 0;
+    return region;
+}
+
 // Runs body(core_index) on block_dim emulated cores.  Returns the §5.6 exit code (fatal paths _exit).
 inline int launch(int block_dim, const std::function<void()>& body) {
     Runtime& R = rt();
@@ -283,11 +408,18 @@ inline int launch(int block_dim, const std::function<void()>& body) {
     install_crash_handlers();
     setup_altstack();
     R.cores.clear();
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    const size_t ub_slot = (kProfile.ub_size + 64 + page - 1) / page * page;
+    uint8_t* arenas = ub_arenas((size_t)block_dim, ub_slot);
     for (int i = 0; i < block_dim; ++i) {
         auto c = std::make_unique<Core>();
         c->idx = i;
-        c->ub_mem.assign(kProfile.ub_size + 64, 0);
-        c->ub = (uint8_t*)(((uintptr_t)c->ub_mem.data() + 63) & ~(uintptr_t)63);
+        if (arenas) {
+            c->ub = arenas + (size_t)i * ub_slot;
+        } else {  // no mapping: per-core heap arena
+            c->ub_mem.assign(kProfile.ub_size + 64, 0);
+            c->ub = (uint8_t*)(((uintptr_t)c->ub_mem.data() + 63) & ~(uintptr_t)63);
+        }
         std::memset(c->ub, R.cfg.ub_poison, kProfile.ub_size);
         c->ubw.init(kProfile.ub_size, false);
         c->vc.assign(block_dim, 0);
