@@ -4,6 +4,7 @@ One C++ kernel (tests/emu/conf_kernel.cpp) holds all cases; the launch tiling_ke
 built once per platform per session (-O1, cached by source digest) and every launch runs in a subprocess.
 Test names carry the §9 case number.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,19 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "emu"))
-from emu_helpers import (EMU_DIR, EXIT_CLEAN, EXIT_DEADLOCK, EXIT_ERRORS, EXIT_FATAL, build, conf_tiling,  # noqa: E402
-                         f16, f32, marker_line, run)
+from emu_helpers import (
+    EMU_DIR,
+    EXIT_CLEAN,
+    EXIT_DEADLOCK,
+    EXIT_ERRORS,
+    EXIT_FATAL,
+    build,
+    conf_tiling,
+    f16,
+    f32,
+    marker_line,
+    run,
+)
 
 KERNEL = EMU_DIR / "conf_kernel.cpp"
 P310, P910B = "ascend310p", "ascend910b"
@@ -36,6 +48,7 @@ def conf_bins(tmp_path_factory):
 def go(conf_bins, tmp_path):
     def _go(platform, key, **kw):
         return run(conf_bins[platform], tmp_path, platform=platform, tiling_key=key, tag=f"k{key}", **kw)
+
     return _go
 
 
@@ -56,10 +69,15 @@ def h(vals):
 def test_01_02_cast_f16_s32_doc_modes_and_none_rejected(go, platform):
     r = go(platform, 1)
     o = r.i32()
-    expect = {R: [1, 2, 2, 2, 2, 3], F: [1, 1, 1, 2, 2, 2], C: [2, 2, 2, 3, 3, 3], A: [1, 2, 2, 2, 3, 3],
-              Z: [1, 1, 1, 2, 2, 2]}
+    expect = {
+        R: [1, 2, 2, 2, 2, 3],
+        F: [1, 1, 1, 2, 2, 2],
+        C: [2, 2, 2, 3, 3, 3],
+        A: [1, 2, 2, 2, 3, 3],
+        Z: [1, 1, 1, 2, 2, 2],
+    }
     for m, e in expect.items():
-        assert o[6 * m:6 * m + 6].tolist() == e, m
+        assert o[6 * m : 6 * m + 6].tolist() == e, m
     assert o[30:36].tolist() == [-7] * 6  # CAST_NONE: dst unchanged
     assert len(r.of("UNSUPPORTED_CAST_MODE")) == 1 and r.rc == EXIT_ERRORS
 
@@ -112,7 +130,7 @@ def test_08_09_10_cast_f16_to_small_ints(go, platform):
     r = go(platform, 8)
     o = r.i32()
     if platform == P310:
-        assert o[0:5].tolist() == [128, -7, -7, -7, -7]   # half->int16: R only
+        assert o[0:5].tolist() == [128, -7, -7, -7, -7]  # half->int16: R only
         assert o[5:11].tolist() == [-7, 127, 127, 127, 127, 127]  # half->int8: no R; saturates
         assert o[11:17].tolist() == [77, 1, 2, 2, 1, 2]  # half->uint8 1.75: no R
     else:
@@ -331,6 +349,18 @@ def test_36_wholereduce_sum_max(go, platform):
 
 
 @pytest.mark.parametrize("platform", BOTH)
+def test_50_wholereduce_mask_extent(go, platform):
+    # WholeReduceSum/Max (and mask-form ReduceMax) size the source from the highest enabled lane (§4.1, §4.7):
+    # rows narrower than a repeat are not a UB_TENSOR_OVERRUN; a mask that really reaches past the buffer is.
+    r = go(platform, 50)
+    o = r.i32()
+    assert f32(o[0:4]).tolist() == [45, 55, 65, 75]
+    assert f32(o[4:12:2]).tolist() == [9, 10, 11, 12] and o[5:12:2].tolist() == [9] * 4
+    assert f32(o[12]) == 12
+    assert kinds_at(r, "UB_TENSOR_OVERRUN") == [line("50overrun")]
+
+
+@pytest.mark.parametrize("platform", BOTH)
 def test_37_exp_ln_div_rounding(go, platform):
     n = 16384
     x = np.random.default_rng(37).uniform(-20, 20, n).astype(np.float32)
@@ -341,8 +371,8 @@ def test_37_exp_ln_div_rounding(go, platform):
     ref_ln = np.log(np.abs(xd)).astype(np.float32)
     ref_div = (xd / np.roll(xd, -8192)).astype(np.float32)
     assert np.array_equal(y[:n], ref_exp)
-    assert np.array_equal(y[n:2 * n], ref_ln)
-    assert np.array_equal(y[2 * n:], ref_div)
+    assert np.array_equal(y[n : 2 * n], ref_ln)
+    assert np.array_equal(y[2 * n :], ref_div)
 
 
 @pytest.mark.parametrize("platform", BOTH)
@@ -394,6 +424,20 @@ def test_42_soft_sync_flags(go, platform, mode):
     assert r.rc == EXIT_CLEAN, r.diags
     assert r.i32()[512:520].tolist() == [20, 30, 40, 50, 60, 70, 80, 10]
     assert not (r.kinds() & {"GM_WRITE_RACE", "GM_RW_RACE", "DEADLOCK"})
+
+
+@pytest.mark.parametrize("platform", BOTH)
+def test_42b_dcache_stale_poll(go, platform):
+    # §5.1 / §9 case 42, second half: a GetValue poll without DataCacheCleanAndInvalid hits a stale DCache line.
+    r = go(platform, 51, block_dim=2)
+    stale = r.of("DCACHE_STALE_READ")
+    assert [(d["core"], d["line"]) for d in stale] == [(0, line("42stale"))] and r.rc == EXIT_ERRORS
+    assert stale[0]["details"]["cached_bits"] == 0 and stale[0]["details"]["gm_bits"] == 1
+    assert r.i32()[:2].tolist() == [1, 101]  # core 0 saw 0 before the poll, core 1 saw core 0's flag
+    clean = go(platform, 51, block_dim=2, tiling=conf_tiling(0, 1))
+    assert not clean.of("DCACHE_STALE_READ") and clean.rc == EXIT_CLEAN
+    assert sum(c["scalar"]["dcci"] for c in clean.report["trace"]["cores"]) >= 4
+    assert all(c["scalar"]["dcache_miss_lines"] >= 2 for c in clean.report["trace"]["cores"])
 
 
 @pytest.mark.parametrize("platform", BOTH)
@@ -469,3 +513,5 @@ def test_49_trace_cast_kernel(go):
     assert sum(c["mte3"]["bytes"] for c in cores) == 4 * n
     assert sum(v["repeats"] for c in cores for v in c["vec"] if v["api"] == "Cast") == n // 64
     assert r.rc == EXIT_CLEAN and not r.report["output_unwritten"]["1"]
+    # idiomatic TQue CopyIn/Compute/CopyOut: the queue flags (MTE2_V, V_MTE3) order every access (§5.5)
+    assert not (r.kinds() & {"PIPE_HAZARD", "MTE_OVERLAP_NO_BARRIER"})

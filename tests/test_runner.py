@@ -53,8 +53,22 @@ def test_cli_run_json_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None
     doc = json.loads(capsys.readouterr().out)
     assert code == 0 and doc["passed"] and doc["backend"] == "emu" and doc["tiling_name"] == "BF16_TO_OTHER"
     assert set(doc["outputs"]) == {"y"} and "timings" in doc and isinstance(doc["diagnostics"], list)
-    code = main(["run", "embedding_dense_grad", "--dtype", "float32", "--shape", "4096,64", "--attr",
-                 "num_weights=50", "--distribution", "same", "--standard", "exact"])
+    code = main(
+        [
+            "run",
+            "embedding_dense_grad",
+            "--dtype",
+            "float32",
+            "--shape",
+            "4096,64",
+            "--attr",
+            "num_weights=50",
+            "--distribution",
+            "same",
+            "--standard",
+            "exact",
+        ]
+    )
     assert code == 1 and "PRECISION FAIL" in capsys.readouterr().out
     code = main(["run", "cast", "--dtype", "float32:float16", "--shape", "8", "--backend", "gpu"])
     assert code == 2 and "backend: got 'gpu'" in capsys.readouterr().err

@@ -496,12 +496,11 @@ private:
         const uint32_t tile = u * ra;
         const bool batched = ra * sizeof(float) <= ONE_REPEAT_BYTES;
         const uint32_t vec = batched ? AlignUp(u, BRCB_ELEMS) : u;  // Brcb reads whole groups of 8
-        // Batched: a WholeReduce source's last row is one nominal 256 B repeat wide, so the buffers it reads
-        // (x for fp32, T0, T1) get one repeat of slack; Brcb writes 8 whole blocks per 8 rows.
-        const uint32_t slack = batched ? ONE_REPEAT_BYTES : 0;
-        InitQueues(tile * B + (F32 ? slack : 0), u * B);
-        pipe_.InitBuffer(t0_, tile * sizeof(float) + slack);  // x (cast) -> z -> y * (log s - z)
-        pipe_.InitBuffer(t1_, tile * sizeof(float) + slack);  // e -> p
+        // Batched: a WholeReduce source's footprint ends at the last row's highest masked lane, so x, T0 and
+        // T1 need no slack; Brcb writes 8 whole blocks per 8 rows (t3_ is sized for that below).
+        InitQueues(tile * B, u * B);
+        pipe_.InitBuffer(t0_, tile * sizeof(float));  // x (cast) -> z -> y * (log s - z)
+        pipe_.InitBuffer(t1_, tile * sizeof(float));  // e -> p
         if constexpr (!F32) {
             pipe_.InitBuffer(t2_, tile * sizeof(float));  // y
         }

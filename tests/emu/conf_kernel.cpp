@@ -497,6 +497,29 @@ extern "C" __global__ __aicore__ void conf_kernel(GM_ADDR in, GM_ADDR out, GM_AD
         o.i(d.ReinterpretCast<uint16_t>().GetValue(1));  // 0x0034
         WholeReduceMax(d, x, 128, 1, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);  // LINE:36 P310: UNSUPPORTED_API
     }
+    // ---------------------------------------------------------------- 50: mask-form reduction source extent
+    // The source footprint ends at the highest enabled lane of the last repeat (§4.1, §4.7), not at 8 blocks:
+    // 4 rows of 16 floats (srcRepStride 2 blocks) in a 256-B buffer, mask 10 -> clean; mask 17 reaches past it.
+    if (TILING_KEY_IS(50)) {
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> xb, ob;
+        pipe.InitBuffer(xb, 4 * 16 * 4);
+        pipe.InitBuffer(ob, 64);
+        LocalTensor<float> x = xb.Get<float>();
+        LocalTensor<float> y = ob.Get<float>();
+        for (int i = 0; i < 64; ++i) x.SetValue(i, (float)(i % 16 + i / 16));
+        WholeReduceSum(y, x, 10, 4, 1, 1, 2);
+        for (int r = 0; r < 4; ++r) o.f(y.GetValue(r));  // 45, 55, 65, 75
+        WholeReduceMax(y, x, 10, 4, 1, 1, 2);
+        for (int r = 0; r < 4; ++r) {
+            o.f(y.GetValue(2 * r));                                // 9 + r
+            o.i((int32_t)y.ReinterpretCast<uint32_t>().GetValue(2 * r + 1));  // lane 9
+        }
+        LocalTensor<float> t = ob.GetWithOffset<float>(8, 32);
+        ReduceMax(y, x, t, 10, 4, 2, true);  // mask-form ReduceMax: same footprint rule
+        o.f(y.GetValue(0));
+        WholeReduceSum(y, x, 17, 4, 1, 1, 2);  // LINE:50overrun lane 16 of row 3 is byte 256: past the buffer
+    }
     // ---------------------------------------------------------------- 37: Exp / Ln / Div rounding (n floats in `in`)
     if (TILING_KEY_IS(37)) {
         TPipe pipe;
@@ -624,6 +647,25 @@ extern "C" __global__ __aicore__ void conf_kernel(GM_ADDR in, GM_ADDR out, GM_AD
         GlobalTensor<int32_t> r;
         r.SetGlobalBuffer((__gm__ int32_t*)out + 512, 64);
         r.SetValue(GetBlockIdx(), u.GetValue(0));
+    }
+    // ---------------------------------------------------------------- 42 (second half): GetValue polling + DCache
+    // Each core caches its partner's flag line, sets its own flag, then polls the partner's flag with GetValue.
+    // p0 = 0: no DataCacheCleanAndInvalid -> the poll hits the stale line (DCACHE_STALE_READ, §5.1).
+    // p0 = 1: DCCI before every poll read -> a miss each time, clean.
+    if (TILING_KEY_IS(51)) {
+        GlobalTensor<int32_t> flags;
+        flags.SetGlobalBuffer((__gm__ int32_t*)ws, 16 * 8);  // one 64-B line per core
+        const int me = (int)GetBlockIdx(), other = (me + 1) % (int)GetBlockNum();
+        int32_t before = flags.GetValue(other * 16);  // fills the partner's line
+        flags.SetValue(me * 16, 1);
+        DataCacheCleanAndInvalid<int32_t, CacheLine::SINGLE_CACHE_LINE>(flags[me * 16]);  // publish (device)
+        int polls = 0;
+        for (;;) {
+            if (t.p0 == 1) DataCacheCleanAndInvalid<int32_t, CacheLine::SINGLE_CACHE_LINE>(flags[other * 16]);
+            if (flags.GetValue(other * 16) == 1) break;  // LINE:42stale
+            if (++polls > 1000000) trap();
+        }
+        o.g.SetValue(me, before * 100 + 1);
     }
     // ---------------------------------------------------------------- 43: soft / hard SyncAll
     if (TILING_KEY_IS(43)) {

@@ -123,4 +123,95 @@ extern "C" __global__ __aicore__ void fault_kernel(GM_ADDR in, GM_ADDR out, GM_A
         DataCopy(u, g, 75);  // LINE:strict_round
         Duplicate(u, half(0.0f), 16);
     }
+    // ---- §5.5 pipe/event sync model (advisory).  p0 = 1 adds the missing sync, which must make it clean.
+    if (TILING_KEY_IS(14)) {  // MTE2 -> V: DataCopy into a TBuf tensor read by Add
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> tb;
+        pipe.InitBuffer(tb, 1024);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer((__gm__ float*)in, 64);
+        LocalTensor<float> x = tb.Get<float>(64);
+        LocalTensor<float> y = tb.GetWithOffset<float>(64, 512);
+        DataCopy(x, g, 64);  // LINE:mte2_write
+        if (t.p0 == 1) {
+            event_t e = static_cast<event_t>(pipe.FetchEventID(HardEvent::MTE2_V));
+            SetFlag<HardEvent::MTE2_V>(e);
+            WaitFlag<HardEvent::MTE2_V>(e);
+        }
+        Add(y, x, x, 64);  // LINE:hazard_mte2_v
+    }
+    if (TILING_KEY_IS(15)) {  // V -> S: a vector result read by the scalar unit
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> tb;
+        pipe.InitBuffer(tb, 1024);
+        LocalTensor<float> x = tb.Get<float>(64);
+        LocalTensor<float> w = tb.GetWithOffset<float>(64, 512);
+        Duplicate(x, 1.0f, 64);
+        ReduceSum(x, x, w, 64);  // LINE:v_write
+        if (t.p0 == 1) {
+            event_t e = static_cast<event_t>(pipe.FetchEventID(HardEvent::V_S));
+            SetFlag<HardEvent::V_S>(e);
+            WaitFlag<HardEvent::V_S>(e);
+        }
+        float s = x.GetValue(0);  // LINE:hazard_v_s
+        GlobalTensor<float> o;
+        o.SetGlobalBuffer((__gm__ float*)out, 8);
+        o.SetValue(0, s);
+    }
+    if (TILING_KEY_IS(16)) {  // S -> V (SetValue then Muls); a queue round trip (clean); MTE2 -> S past a DeQue
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> tb;
+        TQue<QuePosition::VECIN, 1> qi;
+        TQue<QuePosition::VECOUT, 1> qo;
+        pipe.InitBuffer(tb, 1024);
+        pipe.InitBuffer(qi, 1, 256);
+        pipe.InitBuffer(qo, 1, 256);
+        LocalTensor<float> x = tb.Get<float>(64);
+        for (int i = 0; i < 64; ++i) x.SetValue(i, (float)i);
+        if (t.p0 == 1) {
+            event_t e = static_cast<event_t>(pipe.FetchEventID(HardEvent::S_V));
+            SetFlag<HardEvent::S_V>(e);
+            WaitFlag<HardEvent::S_V>(e);
+        }
+        Muls(x, x, 2.0f, 64);  // LINE:hazard_s_v
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer((__gm__ float*)in, 64);
+        GlobalTensor<float> o;
+        o.SetGlobalBuffer((__gm__ float*)out, 64);
+        LocalTensor<float> a = qi.AllocTensor<float>();
+        DataCopy(a, g, 64);
+        qi.EnQue(a);
+        LocalTensor<float> b = qi.DeQue<float>();
+        LocalTensor<float> c = qo.AllocTensor<float>();
+        Adds(c, b, 1.0f, 64);  // MTE2 -> V through the VECIN queue: clean
+        if (t.p0 == 1) {
+            event_t e = static_cast<event_t>(pipe.FetchEventID(HardEvent::MTE2_S));
+            SetFlag<HardEvent::MTE2_S>(e);
+            WaitFlag<HardEvent::MTE2_S>(e);
+        }
+        float first = b.GetValue(0);  // LINE:hazard_mte2_s  the VECIN queue's flag is MTE2_V, not MTE2_S
+        qi.FreeTensor(b);
+        qo.EnQue(c);
+        LocalTensor<float> d = qo.DeQue<float>();
+        DataCopy(o, d, 64);
+        qo.FreeTensor(d);
+        (void)first;
+    }
+    if (TILING_KEY_IS(17)) {  // overlapping MTE2 destinations / MTE3 destinations without PipeBarrier
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> tb;
+        pipe.InitBuffer(tb, 1024);
+        GlobalTensor<float> g;
+        g.SetGlobalBuffer((__gm__ float*)in, 256);
+        GlobalTensor<float> o;
+        o.SetGlobalBuffer((__gm__ float*)out, 256);
+        LocalTensor<float> x = tb.Get<float>(128);
+        DataCopy(x, g, 64);
+        if (t.p0 == 1) PipeBarrier<PIPE_MTE2>();
+        DataCopy(x[32], g[64], 64);  // LINE:mte2_overlap
+        PipeBarrier<PIPE_ALL>();
+        DataCopy(o, x, 64);
+        if (t.p0 == 1) PipeBarrier<PIPE_MTE3>();
+        DataCopy(o[56], x[56], 64);  // LINE:mte3_overlap  back-stepped tail block
+    }
 }

@@ -20,7 +20,8 @@ inline bool xfer_gm_to_ub(Core* c, const UbView& dv, const uint8_t* g, const Xfe
     uint32_t row = ub_row_bytes ? ub_row_bytes : x.len;
     uint64_t uspan = (uint64_t)(x.count - 1) * x.ub_pitch + ub_data_off + row;
     bool contiguous = x.count == 1 && ub_data_off == 0 && row == x.len;
-    uint8_t* u = ub_operand(c, dv, uspan, contiguous ? (unsigned)UB_W : 0u, loc, "dst");
+    c->psv.cur = PX_MTE2;  // §5.5: GM->UB runs on MTE2 (a strided copy tags its whole UB span)
+    uint8_t* u = ub_operand(c, dv, uspan, contiguous ? (unsigned)UB_W : (unsigned)UB_PW, loc, "dst");
     if (!u) return false;
     if (!contiguous)
         for (uint32_t i = 0; i < x.count; ++i) {
@@ -55,13 +56,52 @@ inline void atomic_add_fn(uint8_t* gm, const uint8_t* ub, size_t bytes, Overflow
 
 inline std::mutex& atomic_mutex(const void* p) { return rt().am[((uintptr_t)p >> 6) % 64]; }
 
+// §5.3 MTE_OVERLAP_NO_BARRIER for UB->GM: MTE3 copies whose GM destinations overlap (e.g. a P310 back-stepped
+// tail block) need PipeBarrier<PIPE_MTE3> between them ([DOC] p.896); a flag chain back to MTE3 (done)
+// orders them too.  Only the last few destinations not yet known complete are kept.  Atomic copies are exempt.
+inline bool gm_rows_hit(const PipeGmW& w, uint64_t a, uint64_t b) {  // does any row of w meet [a, b)?
+    if (b <= w.lo || w.count == 0) return false;
+    uint64_t k = w.pitch ? (b - 1 - w.lo) / w.pitch : 0;  // last row starting before b: the one reaching furthest
+    if (k >= w.count) k = w.count - 1;
+    return w.lo + k * w.pitch + w.len > a;
+}
+inline void mte3_overlap_check(Core* c, const uint8_t* g, const Xfer& x, const SL& loc) {
+    if (pipe_level(c) == 0) return;
+    PipeState& s = c->psv;
+    auto& W = s.mte3;
+    const uint32_t done = s.done[PX_MTE3];
+    W.erase(std::remove_if(W.begin(), W.end(), [done](const PipeGmW& w) { return w.epoch <= done; }), W.end());
+    PipeGmW nw{(uintptr_t)g, x.gm_pitch, x.len, x.count, s.vc[PX_MTE3][PX_MTE3], loc.line(), loc.file_name()};
+    uint64_t nhi = nw.lo + (uint64_t)(x.count - 1) * x.gm_pitch + x.len;
+    for (const PipeGmW& w : W) {
+        uint64_t whi = w.lo + (w.count - 1) * w.pitch + w.len;
+        if (whi <= nw.lo || nhi <= w.lo) continue;
+        bool hit = w.count == 1 && x.count == 1;
+        for (uint32_t r = 0; r < x.count && !hit; ++r) {
+            uint64_t a = nw.lo + (uint64_t)r * x.gm_pitch;
+            hit = gm_rows_hit(w, a, a + x.len);
+        }
+        if (hit) {
+            diag("MTE_OVERLAP_NO_BARRIER", Sev::Warning, loc,
+                 strf("DataCopy to GM overlaps the destination of an earlier MTE3 copy (line %u) with no "
+                      "PipeBarrier<PIPE_MTE3> between them ([DOC] p.896)",
+                      w.line),
+                 jd("other_file", w.file, "other_line", w.line));
+            break;
+        }
+    }
+    if (W.size() >= 8) W.erase(W.begin());
+    W.push_back(nw);
+}
+
 // UB -> GM (plain or atomic).
 inline bool xfer_ub_to_gm(Core* c, uint8_t* g, const UbView& sv, const Xfer& x, const SL& loc, const char* api,
                           size_t elem, const char* dtype) {
     if (x.count == 0 || x.len == 0) return false;
     uint64_t gspan = (uint64_t)(x.count - 1) * x.gm_pitch + x.len;
     uint64_t uspan = (uint64_t)(x.count - 1) * x.ub_pitch + x.len;
-    uint8_t* u = ub_operand(c, sv, uspan, 0, loc, "src");
+    c->psv.cur = PX_MTE3;  // §5.5: UB->GM runs on MTE3
+    uint8_t* u = ub_operand(c, sv, uspan, UB_PR, loc, "src");
     if (!u) return false;
     // UNINIT_TO_GM instead of UB_UNINIT_READ: padded tails legitimately carry poison to GM.
     for (uint32_t i = 0; i < x.count; ++i) {
@@ -82,6 +122,7 @@ inline bool xfer_ub_to_gm(Core* c, uint8_t* g, const UbView& sv, const Xfer& x, 
              strf("%s copies %s data while SetAtomicAdd<%s> is active; the bytes are accumulated as %s", api, dtype,
                   c->atomic_type, c->atomic_type),
              jd("copied", dtype, "atomic", c->atomic_type));
+    if (!atomic) mte3_overlap_check(c, g, x, loc);
     std::unique_lock<std::mutex> lk;
     if (atomic && rt().permits > 1) lk = std::unique_lock<std::mutex>(rt().am[0]);
     OverflowMode ovf = rt().cfg.overflow;
@@ -224,8 +265,8 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
     if (!params_ok(p, loc, "DataCopy")) return;
     uint64_t len = p.blockLen * 32ull, sp = (p.blockLen + p.srcStride) * 32ull, dp = (p.blockLen + p.dstStride) * 32ull;
     uint64_t sspan = (p.blockCount - 1) * sp + len, dspan = (p.blockCount - 1) * dp + len;
-    uint8_t* s = ub_operand(c, src.v_, sspan, 0, loc, "src");
-    uint8_t* d = ub_operand(c, dst.v_, dspan, 0, loc, "dst");
+    uint8_t* s = ub_operand(c, src.v_, sspan, UB_PR, loc, "src");
+    uint8_t* d = ub_operand(c, dst.v_, dspan, UB_PW, loc, "dst");
     if (!s || !d) return;
     for (uint32_t i = 0; i < p.blockCount; ++i) {
         c->ubw.set(dst.v_.off + i * dp, dst.v_.off + i * dp + len);

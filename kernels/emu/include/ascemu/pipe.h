@@ -47,6 +47,8 @@ class TQueBind {
             UbBuf& b = c->bufs[first_ + i];
             if (b.state == SlotState::Free) {
                 b.state = SlotState::Alloc;
+                // §5.5: FreeTensor -> AllocTensor of a slot is the consumer -> producer flag
+                pipe_wait(c->psv, kProducer, b.psnap);
                 next_ = (i + 1) % num_;
                 t.v_ = UbView{b.lo, (uint32_t)(len_ / sizeof(T)), (int32_t)(first_ + i), b.gen, (uint8_t)pos_,
                               (uint8_t)sizeof(T)};
@@ -92,6 +94,8 @@ class TQueBind {
         }
         b.state = SlotState::Free;
         b.gen++;
+        pipe_signal(c->psv, kConsumer, b.psnap);
+        c->psv.vc[kConsumer][kConsumer]++;
     }
     template <typename T>
     bool EnQue(const LocalTensor<T>& t, const std::source_location loc = std::source_location::current()) {
@@ -121,6 +125,11 @@ class TQueBind {
         }
         if (count_ >= 64) return false;
         b.state = SlotState::EnQ;
+        // §5.5: EnQue -> DeQue of a slot is the flag the device's queue sets for its position: producer ->
+        // consumer (kProducer / kConsumer below), e.g. MTE2_V for VECIN.  It does not order the scalar unit: a
+        // GetValue of a dequeued VECIN tensor still needs MTE2_S, a SetValue into a tensor before EnQue S_V.
+        pipe_signal(c->psv, kProducer, b.psnap);
+        c->psv.vc[kProducer][kProducer]++;
         fifo_[(head_ + count_) % 64] = t.v_.buf;
         count_++;
         return true;
@@ -141,6 +150,7 @@ class TQueBind {
         count_--;
         UbBuf& b = c->bufs[i];
         b.state = SlotState::DeQ;
+        pipe_wait(c->psv, kConsumer, b.psnap);
         t.v_ = UbView{b.lo, (uint32_t)(len_ / sizeof(T)), i, b.gen, (uint8_t)pos_, (uint8_t)sizeof(T)};
         return t;
     }
@@ -174,6 +184,10 @@ class TQueBind {
     uint32_t head_ = 0, count_ = 0;
     TPosition pos_ = (src == TPosition::GM ? dst : src);
     static constexpr TPosition kSrc = src, kDst = dst;
+    // The pipes the device's queue flags connect (§5.5): VECIN is filled by MTE2, VECOUT drained by MTE3,
+    // everything else is the vector pipe.  TQue<VECIN> = MTE2 -> V, TQue<VECOUT> = V -> MTE3.
+    static constexpr int kProducer = (src == TPosition::VECIN || src == TPosition::GM) ? ascemu::PX_MTE2 : ascemu::PX_V;
+    static constexpr int kConsumer = (dst == TPosition::VECOUT || dst == TPosition::GM) ? ascemu::PX_MTE3 : ascemu::PX_V;
     static constexpr int32_t kDepth = depth;
 };
 

@@ -8,12 +8,34 @@ template <class T>
 using idx_bits_t = std::conditional_t<sizeof(T) == 2, uint16_t, uint32_t>;
 
 // Lanes of repeat r of a mask-form reduction source (block stride blk, repeat stride rep in 32-B units).
+// Only lanes [0, n) are read (n = highest enabled lane + 1, see mask_src_extent); the rest are zero and are
+// masked off by the caller, so nothing past the checked extent is touched.
 template <class T>
-inline void gather_lanes(const uint8_t* base, int64_t r, uint32_t blk, uint32_t rep, T* lanes) {
+inline void gather_lanes(const uint8_t* base, int64_t r, uint32_t blk, uint32_t rep, T* lanes, int n = -1) {
     const int L = 256 / (int)sizeof(T), epb = 32 / (int)sizeof(T);
-    for (int i = 0; i < L; ++i)
+    if (n < 0 || n > L) n = L;
+    for (int i = 0; i < n; ++i)
         std::memcpy(&lanes[i], base + (uint64_t)r * rep * 32 + (uint64_t)(i / epb) * blk * 32 + (uint64_t)(i % epb) * sizeof(T),
                     sizeof(T));
+    for (int i = n; i < L; ++i) lanes[i] = T{};
+}
+
+// Highest enabled lane of a normal-mode mask over L lanes (-1 when none).
+inline int mask_hi_lane(const Mask& m, int L) {
+    for (int i = L - 1; i >= 0; --i)
+        if ((m.bits[i >> 6] >> (i & 63)) & 1) return i;
+    return -1;
+}
+
+// Source footprint of a mask-form reduction: R repeats, but the last repeat only reaches the highest enabled
+// lane (§4.1 "lanes whose mask bit is 0 are untouched"), exactly as mask_walk sizes the other mask-form ops.
+// Sizing it as 8 full blocks gave false UB_TENSOR_OVERRUNs for rows narrower than a repeat (emu_issues.md).
+template <class T>
+inline uint64_t mask_src_extent(int64_t R, uint32_t blk, uint32_t rep, int hi_lane) {
+    const uint32_t epb = 32 / sizeof(T);
+    if (R <= 0) return 0;
+    if (hi_lane < 0) hi_lane = 0;
+    return (uint64_t)(R - 1) * rep * 32 + (uint64_t)(hi_lane / epb) * blk * 32 + (uint64_t)(hi_lane % epb + 1) * sizeof(T);
 }
 
 template <class T>
@@ -78,8 +100,8 @@ inline void reduce_sum_mask(const LocalTensor<T>& dst, const LocalTensor<T>& src
     const int L = 256 / (int)sizeof(T);
     int64_t R = repeatTime;
     if (R == 0) return;
-    uint64_t ext = (uint64_t)(R - 1) * srcRepStride * 32 + 256;
-    const uint8_t* s = ub_operand(c, src.v_, ext, UB_R, loc, "src");
+    const int hi = mask_hi_lane(m, L);
+    const uint8_t* s = ub_operand(c, src.v_, mask_src_extent<T>(R, 1, srcRepStride, hi), UB_R, loc, "src");
     int64_t need = num::reduce_sum_tmp_elems<T>(R * L);
     if ((int64_t)tmpb.v_.size < std::min<int64_t>(need, R))
         diag("REDUCE_TMP_TOO_SMALL", Sev::Error, loc, "ReduceSum sharedTmpBuffer too small for the partials",
@@ -89,7 +111,7 @@ inline void reduce_sum_mask(const LocalTensor<T>& dst, const LocalTensor<T>& src
     if (!s || !tmp || !d) return;
     std::vector<T> lanes(L), parts(R);
     for (int64_t r = 0; r < R; ++r) {
-        gather_lanes<T>(s, r, 1, srcRepStride, lanes.data());
+        gather_lanes<T>(s, r, 1, srcRepStride, lanes.data(), hi + 1);
         parts[r] = num::repeat_tree_sum<T>(lanes.data(), L, ovf(), m.bits);
     }
     std::memcpy(tmp, parts.data(), R * sizeof(T));
@@ -169,20 +191,20 @@ inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     if (!reduce_dtype<T>(c, loc, "ReduceMax")) return;
     const int L = 256 / (int)sizeof(T);
     if (repeatTime <= 0) return;
-    uint64_t ext = (uint64_t)(repeatTime - 1) * srcRepStride * 32 + 256;
-    const uint8_t* s = ub_operand(c, src.v_, ext, UB_R, loc, "src");
+    Mask m = mask_from_array(c, mask, L, true);
+    const int hi = mask_hi_lane(m, L);
+    const uint8_t* s = ub_operand(c, src.v_, mask_src_extent<T>(repeatTime, 1, srcRepStride, hi), UB_R, loc, "src");
     int64_t need = num::reduce_max_tmp_elems_for_repeats<T>(repeatTime, calIndex);
     if ((int64_t)sharedTmpBuffer.v_.size < need)
         diag("REDUCE_TMP_TOO_SMALL", Sev::Error, loc, "ReduceMax sharedTmpBuffer too small",
              jd("required", (long long)need, "given", sharedTmpBuffer.v_.size));
     if (!s) return;
-    Mask m = mask_from_array(c, mask, L, true);
     std::vector<T> lanes(L);
     bool have = false;
     T best{};
     uint32_t bidx = 0;
     for (int32_t r = 0; r < repeatTime; ++r) {
-        gather_lanes<T>(s, r, 1, srcRepStride, lanes.data());
+        gather_lanes<T>(s, r, 1, srcRepStride, lanes.data(), hi + 1);
         auto [v, i] = num::repeat_max<T>(lanes.data(), L, m.bits);
         bool isn = std::isnan((float)v);
         if (!have || (!std::isnan((float)best) && (isn || (float)v > (float)best))) {
@@ -226,21 +248,22 @@ inline void whole_reduce(const char* api, const LocalTensor<T>& dst, const Local
     }
     if (repeatTime == 0) return;
     const int L = 256 / (int)sizeof(T);
-    uint64_t ext = (uint64_t)(repeatTime - 1) * srcRepStride * 32 + 7ull * srcBlkStride * 32 + 32;
-    const uint8_t* s = ub_operand(c, src.v_, ext, 0, loc, "src");
+    const int hi = mask_hi_lane(m, L);
+    const uint8_t* s =
+        ub_operand(c, src.v_, mask_src_extent<T>(repeatTime, srcBlkStride, srcRepStride, hi), UB_PR, loc, "src");
     if (!s) return;
     bool pair = isMax && (order == ReduceOrder::ORDER_VALUE_INDEX || order == ReduceOrder::ORDER_INDEX_VALUE);
     int per = pair ? 2 : 1;
     int64_t stride = isMax ? (int64_t)dstRepStride * per : dstRepStride;
     if (isMax && dstRepStride == 0) stride = 0;
     uint64_t dext = (uint64_t)(repeatTime - 1) * stride * sizeof(T) + per * sizeof(T);
-    uint8_t* d = ub_operand(c, dst.v_, dext, 0, loc, "dst", sizeof(T));
+    uint8_t* d = ub_operand(c, dst.v_, dext, UB_PW, loc, "dst", sizeof(T));
     if (!d) return;
     std::vector<T> lanes(L);
     bool uninit = false;
     for (int32_t r = 0; r < repeatTime; ++r) {
-        gather_lanes<T>(s, r, srcBlkStride, srcRepStride, lanes.data());
-        for (int i = 0; i < L && !uninit; ++i) {
+        gather_lanes<T>(s, r, srcBlkStride, srcRepStride, lanes.data(), hi + 1);
+        for (int i = 0; i <= hi && !uninit; ++i) {
             if (!((m.bits[i >> 6] >> (i & 63)) & 1)) continue;
             uint64_t o = src.v_.off + (uint64_t)r * srcRepStride * 32 + (uint64_t)(i / (32 / sizeof(T))) * srcBlkStride * 32 +
                          (uint64_t)(i % (32 / sizeof(T))) * sizeof(T);

@@ -63,6 +63,11 @@ struct Config {
     std::string report_path;
     bool diag_stderr = true;      // echo error/fatal records as "ASCEMU_DIAG {json}" lines
     bool diag_stderr_all = false; // echo every stored record
+    // §5.5 pipe model: "off" | "on" (PIPE_HAZARD as info; the default) | "strict" (as warning).  Empty = take
+    // $ASCEMU_PIPE_CHECK, else "on".  Set from the launch file's "pipe_check" key by the driver.
+    std::string pipe_check;
+    // §5.1 DCache: "model" (default) | "off".  Empty = take $ASCEMU_DCACHE, else "model".
+    std::string dcache;
 };
 
 // ------------------------------------------------------------------------------------------------ diag
@@ -138,12 +143,61 @@ struct Trace {
 
 // ------------------------------------------------------------------------------------------------ core
 enum class SlotState : uint8_t { Free, Alloc, EnQ, DeQ, TBuf };
+// ------------------------------------------------------------------------------------------------ pipe model
+// §5.5 (advisory).  The four pipes a vector kernel drives.  Each pipe p has an epoch (psv.vc[p][p]) that
+// advances whenever its progress is published (SetFlag from p, queue EnQue/FreeTensor, PipeBarrier): a UB
+// write on p is tagged (p, epoch).  vc[q][p] is the newest epoch of p that pipe q is ordered after; a q-access
+// to bytes tagged (p, e) with p != q is ordered iff e <= vc[q][p].  Tags are kept per written UB interval
+// (merged while pipe and epoch agree), never per byte, so the cost per API call is a binary search.
+// done[p] is the newest epoch of p's own transfers that p is known to have completed (a PipeBarrier, or a flag
+// chain that leads back to p): MTE_OVERLAP_NO_BARRIER uses it.
+enum PipeIx : uint8_t { PX_S = 0, PX_V = 1, PX_MTE2 = 2, PX_MTE3 = 3, PX_N = 4 };
+struct PipeTag {
+    uint32_t lo, hi;     // UB byte interval [lo, hi)
+    uint32_t epoch;
+    uint8_t pipe;
+    uint8_t reported;    // bit q: a read by pipe q was reported; bit 4+q: a write by q; bit 7: MTE overlap
+    uint32_t line;       // the writing API call (first write of a merged run)
+    const char* file;
+    const char* api;
+};
+struct PipeEv {  // one pending SetFlag: the source pipe's clocks at SetFlag time
+    uint8_t event, id;
+    uint32_t snap[PX_N];
+};
+struct PipeGmW {  // a recent MTE3 (UB->GM) destination, for MTE_OVERLAP_NO_BARRIER (§5.3)
+    uintptr_t lo;
+    uint64_t pitch, len, count;
+    uint32_t epoch;
+    uint32_t line;
+    const char* file;
+};
+struct PipeState {
+    uint32_t vc[PX_N][PX_N] = {};
+    uint32_t done[PX_N] = {};
+    uint8_t cur = PX_V;        // pipe of the API being executed (api_enter resets it to V)
+    int8_t level = -1;         // 0 off, 1 info, 2 strict; resolved on first use
+    std::vector<PipeTag> tags; // sorted, disjoint
+    std::vector<PipeEv> ev;    // pending SetFlags in issue order
+    std::vector<PipeGmW> mte3;
+    PipeState() {
+        for (int p = 0; p < PX_N; ++p) vc[p][p] = 1;
+    }
+};
+
+// §5.1 DCache: one cached 64-B GM line of a core (scalar GlobalTensor::GetValue/SetValue only; DMA bypasses it).
+struct DLine {
+    uint8_t b[64];
+    uint64_t valid = 0;  // bit i: byte i lies inside a GM allocation and was filled
+};
+
 struct UbBuf {
     uint32_t lo = 0, hi = 0;
     uint32_t gen = 1;
     SlotState state = SlotState::Free;
     const void* owner = nullptr;  // queue / tbuf object
     uint8_t pos = 0;
+    uint32_t psnap[PX_N] = {};    // §5.5 queue edges: the signalling pipe's clock at the last EnQue / FreeTensor
 };
 
 enum class CState : uint8_t { Ready, Running, Barrier, Wait, Done };
@@ -178,6 +232,11 @@ struct Core {
     int32_t ev_pending[(int)AscendC::HardEvent::MAX][8] = {};
     bool ev_fetched[(int)AscendC::HardEvent::MAX][8] = {};
     SL ev_loc[(int)AscendC::HardEvent::MAX][8] = {};
+    // pipe/event sync model (§5.5)
+    PipeState psv;
+    // DCache (§5.1): line address -> cached bytes
+    std::unordered_map<uintptr_t, DLine> dcache;
+    int8_t dcache_on = -1;  // resolved on first use
     // vector mask state
     bool mask_counter = false;
     uint64_t vmask[2] = {~0ull, ~0ull};
@@ -355,6 +414,7 @@ inline Core* api_enter(const char* api, const SL& loc) {
         harness_fatal(std::string("Ascend C API ") + api + " called outside a kernel launch", loc);
     c->last_api = api;
     c->last_loc = loc;
+    c->psv.cur = PX_V;  // most APIs run on the vector pipe; S / MTE2 / MTE3 APIs override after api_enter
     if (++c->api_calls > rt().cfg.api_budget) [[unlikely]]
         diag("TIMEOUT", Sev::Fatal, loc, "per-core API-call budget exhausted",
              jd("budget", (long long)rt().cfg.api_budget));

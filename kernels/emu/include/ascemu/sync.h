@@ -32,12 +32,42 @@ inline bool event_id_ok(Core* c, int e, int32_t id, const SL& loc, const char* a
     return true;
 }
 
+// §5.5: source and destination pipe (PipeIx) of a HardEvent; false for events outside the vector-core
+// model (cube / MTE1 / FIX), which then order nothing.
+inline bool event_pipes(int e, int& src, int& dst) {
+    using AscendC::HardEvent;
+    switch ((HardEvent)e) {
+        case HardEvent::MTE2_V: src = PX_MTE2, dst = PX_V; return true;
+        case HardEvent::V_MTE2: src = PX_V, dst = PX_MTE2; return true;
+        case HardEvent::MTE3_V: src = PX_MTE3, dst = PX_V; return true;
+        case HardEvent::V_MTE3: src = PX_V, dst = PX_MTE3; return true;
+        case HardEvent::MTE3_MTE2: src = PX_MTE3, dst = PX_MTE2; return true;
+        case HardEvent::MTE2_MTE3: src = PX_MTE2, dst = PX_MTE3; return true;
+        case HardEvent::S_V: src = PX_S, dst = PX_V; return true;
+        case HardEvent::V_S: src = PX_V, dst = PX_S; return true;
+        case HardEvent::S_MTE2: src = PX_S, dst = PX_MTE2; return true;
+        case HardEvent::MTE2_S: src = PX_MTE2, dst = PX_S; return true;
+        case HardEvent::S_MTE3: src = PX_S, dst = PX_MTE3; return true;
+        case HardEvent::MTE3_S: src = PX_MTE3, dst = PX_S; return true;
+        default: return false;  // V_V orders V after V, which is never flagged
+    }
+}
+
 inline void set_flag_impl(int e, int32_t id, const SL& loc) {
     Core* c = api_enter("SetFlag", loc);
     c->tr.set_flag++;
     if (!event_id_ok(c, e, id, loc, "SetFlag")) return;
     c->ev_pending[e][id]++;
     c->ev_loc[e][id] = loc;
+    int src, dst;
+    if (event_pipes(e, src, dst)) {  // publish src's clock; later src writes start a new epoch
+        PipeState& s = c->psv;
+        PipeEv pe{(uint8_t)e, (uint8_t)id, {}};
+        pipe_signal(s, src, pe.snap);
+        s.vc[src][src]++;
+        if (s.ev.size() >= 1024) s.ev.erase(s.ev.begin());  // unpaired SetFlags in a loop (EVENT_UNPAIRED)
+        s.ev.push_back(pe);
+    }
 }
 inline void wait_flag_impl(int e, int32_t id, const SL& loc) {
     Core* c = api_enter("WaitFlag", loc);
@@ -50,6 +80,27 @@ inline void wait_flag_impl(int e, int32_t id, const SL& loc) {
         return;
     }
     c->ev_pending[e][id]--;
+    int src, dst;
+    if (event_pipes(e, src, dst)) {  // dst is now ordered after everything src had done at the (oldest) SetFlag
+        PipeState& s = c->psv;
+        for (size_t k = 0; k < s.ev.size(); ++k)
+            if (s.ev[k].event == e && s.ev[k].id == id) {
+                pipe_wait(s, dst, s.ev[k].snap);
+                s.ev.erase(s.ev.begin() + k);
+                break;
+            }
+    }
+}
+
+// PipeBarrier<pipe> in the §5.5 model.
+inline void pipe_barrier_model(Core* c, pipe_t pipe) {
+    switch (pipe) {
+        case PIPE_ALL: pipe_barrier_all(c); break;
+        case PIPE_V: pipe_barrier_one(c, PX_V); break;
+        case PIPE_MTE2: pipe_barrier_one(c, PX_MTE2); break;
+        case PIPE_MTE3: pipe_barrier_one(c, PX_MTE3); break;
+        default: break;
+    }
 }
 
 inline int pipes_to_event(pipe_t src, pipe_t dst) {
@@ -90,6 +141,7 @@ inline void PipeBarrier(ASCEMU_SL) {
     using namespace ascemu;
     Core* c = api_enter("PipeBarrier", loc);
     c->tr.pipe_barrier[pipe < PIPE_NUM_ASCEMU ? pipe : 0]++;
+    pipe_barrier_model(c, pipe);
     if (pipe == PIPE_S)
         diag("PIPE_S_BARRIER", Sev::Error, loc, "PipeBarrier<PIPE_S> raises a hardware error on the device ([DOC] p.1829)",
              "{}");
@@ -98,6 +150,7 @@ inline void pipe_barrier(pipe_t pipe, ASCEMU_SL) {
     using namespace ascemu;
     Core* c = api_enter("pipe_barrier", loc);
     c->tr.pipe_barrier[pipe < PIPE_NUM_ASCEMU ? pipe : 0]++;
+    pipe_barrier_model(c, pipe);
     if (pipe == PIPE_S)
         diag("PIPE_S_BARRIER", Sev::Error, loc, "pipe_barrier(PIPE_S) raises a hardware error on the device", "{}");
 }
@@ -164,7 +217,8 @@ inline void SetAtomicMin(ASCEMU_SL) {
 template <typename T, CacheLine entireType>
 inline void DataCacheCleanAndInvalid(const GlobalTensor<T>& dst, ASCEMU_SL) {
     ascemu::Core* c = ascemu::api_enter("DataCacheCleanAndInvalid", loc);
-    c->tr.dcci++;  // DCache is coherent in ascemu (dcache=off): nothing to write back
+    c->tr.dcci++;  // §5.1: stores are write-through in ascemu, so clean = nothing; invalidate drops the line(s)
+    ascemu::dcache_invalidate(c, dst.GetPhyAddr(), entireType == CacheLine::ENTIRE_DATA_CACHE);
 }
 template <typename T, CacheLine entireType, DcciDst dcciDst>
 inline void DataCacheCleanAndInvalid(const GlobalTensor<T>& dst, ASCEMU_SL) {
@@ -174,6 +228,7 @@ inline void DataCacheCleanAndInvalid(const GlobalTensor<T>& dst, ASCEMU_SL) {
         return;
     }
     c->tr.dcci++;
+    ascemu::dcache_invalidate(c, dst.GetPhyAddr(), entireType == CacheLine::ENTIRE_DATA_CACHE);
 }
 template <typename T, CacheLine entireType, DcciDst dcciDst>
 inline void DataCacheCleanAndInvalid(const LocalTensor<T>& dst, ASCEMU_SL) {
@@ -200,6 +255,7 @@ inline void SyncAll(ASCEMU_SL) {
                  "hard SyncAll in a kernel whose type is not KERNEL_TYPE_MIX_AIV_1_0 ([DOC] p.1842)", "{}");
     }
     sync_blockdim_check(c, loc, "SyncAll");
+    pipe_barrier_all(c);  // §5.5: SyncAll drains every pipe of the core first
     barrier_wait(c, (int)rt().cores.size(), loc);
 }
 
@@ -246,6 +302,7 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
         gm_after_write(c, a, g + (size_t)c->idx * 32, 4, false, loc, "SyncAll");
         if (ub_ok) ub_operand(c, ubWorkspace.v_, (size_t)n * 32, UB_W, loc, "ubWorkspace");
     }
+    pipe_barrier_all(c);  // §5.5: SyncAll drains every pipe of the core first
     barrier_wait(c, n, loc);
 }
 

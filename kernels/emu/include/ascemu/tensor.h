@@ -9,7 +9,9 @@
 namespace ascemu {
 
 // ------------------------------------------------------------------------------------------------ UB operands
-enum UbAccess : unsigned { UB_R = 1, UB_W = 2 };
+// UB_R / UB_W: read / write the whole extent (uninitialised-read check, written shadow, pipe model).
+// UB_PR / UB_PW: pipe model only, for strided operands whose shadow bits the caller handles per lane.
+enum UbAccess : unsigned { UB_R = 1, UB_W = 2, UB_PR = 4, UB_PW = 8 };
 
 struct UbView {
     uint32_t off = 0;    // byte offset in the arena
@@ -19,6 +21,134 @@ struct UbView {
     uint8_t pos = 0;
     uint8_t elem = 1;    // element size of the view
 };
+
+// ------------------------------------------------------------------------------------------------ pipe model
+// §5.5 pipe/event sync model (advisory); the data structures and their invariants are in runtime.h.
+inline const char* pipe_ix_name(int p) {
+    static const char* n[] = {"S", "V", "MTE2", "MTE3"};
+    return p >= 0 && p < PX_N ? n[p] : "?";
+}
+inline int pipe_level(Core* c) {
+    int8_t& l = c->psv.level;
+    if (l < 0) {
+        std::string m = rt().cfg.pipe_check;
+        if (m.empty())
+            if (const char* e = std::getenv("ASCEMU_PIPE_CHECK")) m = e;
+        l = (m == "off" || m == "0" || m == "false") ? 0 : m == "strict" ? 2 : 1;
+    }
+    return l;
+}
+// Instructions are issued by the scalar unit in program order, so a pipe-q instruction issued after the
+// scalar waited on p (WaitFlag<p_S>) is ordered after p as well.  The scalar's own UB stores are not
+// (that is what S_V / S_MTE3 are for), so S's own component is not inherited.
+inline void pipe_inherit(PipeState& s, int q) {
+    if (q == PX_S) return;
+    for (int x = 1; x < PX_N; ++x) s.vc[q][x] = std::max(s.vc[q][x], s.vc[PX_S][x]);
+}
+// One flag src -> dst (SetFlag/WaitFlag, or the flag a queue position implies).  The signal snapshots src's
+// clock; the caller then starts a new src epoch, so later src writes are not covered.
+inline void pipe_signal(PipeState& s, int src, uint32_t* snap) {
+    pipe_inherit(s, src);
+    for (int x = 0; x < PX_N; ++x) snap[x] = s.vc[src][x];
+}
+inline void pipe_wait(PipeState& s, int dst, const uint32_t* snap) {
+    for (int x = 0; x < PX_N; ++x)
+        if (x != dst) s.vc[dst][x] = std::max(s.vc[dst][x], snap[x]);
+    s.done[dst] = std::max(s.done[dst], snap[dst]);  // what src knew of dst's own progress
+}
+// PipeBarrier<PIPE_ALL>, SyncAll: every pipe waits for everything issued so far, then all start a new epoch.
+inline void pipe_barrier_all(Core* c) {
+    PipeState& s = c->psv;
+    uint32_t t[PX_N];
+    for (int x = 0; x < PX_N; ++x) t[x] = s.vc[x][x]++;
+    for (int q = 0; q < PX_N; ++q) {
+        for (int x = 0; x < PX_N; ++x)
+            if (x != q) s.vc[q][x] = std::max(s.vc[q][x], t[x]);
+        s.done[q] = std::max(s.done[q], t[q]);
+    }
+}
+// PipeBarrier<p> for one pipe: later p instructions wait for earlier ones (only MTE overlap cares).
+inline void pipe_barrier_one(Core* c, int p) {
+    PipeState& s = c->psv;
+    s.done[p] = s.vc[p][p]++;
+}
+
+inline void pipe_report(Core* c, PipeTag& t, int q, bool write, uint32_t lo, uint32_t hi, const SL& loc,
+                        const char* role) {
+    Sev sev = pipe_level(c) >= 2 ? Sev::Warning : Sev::Info;
+    std::string ev = std::string(pipe_ix_name(t.pipe)) + "_" + pipe_ix_name(q);
+    uint32_t olo = std::max(lo, t.lo), ohi = std::min(hi, t.hi);
+    // a TQue carries MTE2_V (VECIN) / V_MTE3 (VECOUT) only, so it is a fix only when the scalar is not involved
+    const char* alt = (q != PX_S && t.pipe != PX_S) ? ", a TQue EnQue/DeQue between them," : "";
+    diag("PIPE_HAZARD", sev, loc,
+         strf("%s (%s pipe) %s UB [%u, %u) (operand %s) that %s wrote on the %s pipe at line %u with no happens-before "
+              "edge: add SetFlag/WaitFlag<HardEvent::%s>%s or PipeBarrier<PIPE_ALL> ([DOC] §6.2.3.7; advisory, §5.5)",
+              c->last_api, pipe_ix_name(q), write ? "overwrites" : "reads", olo, ohi, role, t.api, pipe_ix_name(t.pipe),
+              t.line, ev.c_str(), alt),
+         jd("access", write ? "write" : "read", "reader_pipe", pipe_ix_name(q), "writer_pipe", pipe_ix_name(t.pipe),
+            "event", ev, "writer_api", t.api, "writer_file", t.file, "writer_line", t.line, "ub_lo", olo, "ub_hi", ohi,
+            "operand", role));
+}
+
+// A UB access [lo, hi) by the current API's pipe: checks reads (RAW) and writes (WAW) against the tags, then
+// tags written bytes.  Write-after-read is not modelled (it would need read tags).
+inline void pipe_ub(Core* c, uint32_t lo, uint32_t hi, bool rd, bool wr, const SL& loc, const char* role) {
+    if (lo >= hi || pipe_level(c) == 0) return;
+    PipeState& s = c->psv;
+    const int q = s.cur;
+    pipe_inherit(s, q);
+    auto& T = s.tags;
+    size_t i = std::partition_point(T.begin(), T.end(), [lo](const PipeTag& t) { return t.hi <= lo; }) - T.begin();
+    size_t j = i;
+    for (; j < T.size() && T[j].lo < hi; ++j) {
+        PipeTag& t = T[j];
+        if (t.pipe != q && t.epoch > s.vc[q][t.pipe]) {
+            if (rd && !(t.reported & (1u << q))) {
+                t.reported |= (uint8_t)(1u << q);
+                pipe_report(c, t, q, false, lo, hi, loc, role);
+            } else if (!rd && wr && !(t.reported & (17u << q))) {  // an in-place op's read report covers it
+                t.reported |= (uint8_t)(16u << q);
+                pipe_report(c, t, q, true, lo, hi, loc, role);
+            }
+        }
+        // §5.3: MTE2 copies into overlapping UB need PipeBarrier<PIPE_MTE2> between them ([DOC] p.896); a queue
+        // round trip or a flag chain back to MTE2 orders them as well.
+        if (wr && q == PX_MTE2 && t.pipe == PX_MTE2 && t.epoch > s.done[PX_MTE2] && !(t.reported & 0x80)) {
+            t.reported |= 0x80;
+            diag("MTE_OVERLAP_NO_BARRIER", Sev::Warning, loc,
+                 strf("DataCopy into UB [%u, %u) overlaps the destination of an earlier MTE2 copy (line %u) with no "
+                      "PipeBarrier<PIPE_MTE2> between them ([DOC] p.896)",
+                      std::max(lo, t.lo), std::min(hi, t.hi), t.line),
+                 jd("ub_lo", std::max(lo, t.lo), "ub_hi", std::min(hi, t.hi), "other_file", t.file, "other_line",
+                    t.line));
+        }
+    }
+    if (!wr) return;
+    // replace [i, j) by: left remainder, the new tag, right remainder; merge equal-tag neighbours
+    PipeTag nt{lo, hi, s.vc[q][q], (uint8_t)q, 0, loc.line(), loc.file_name(), c->last_api};
+    PipeTag buf[3];
+    int n = 0;
+    if (i < j && T[i].lo < lo) { buf[n] = T[i]; buf[n].hi = lo; ++n; }
+    buf[n++] = nt;
+    if (i < j && T[j - 1].hi > hi) { buf[n] = T[j - 1]; buf[n].lo = hi; ++n; }
+    if (j - i == (size_t)n) std::copy(buf, buf + n, T.begin() + i);
+    else {
+        T.erase(T.begin() + i, T.begin() + j);
+        T.insert(T.begin() + i, buf, buf + n);
+    }
+    // merge adjacent intervals with the same (pipe, epoch) around the change: element-wise SetValue loops and
+    // row loops then keep one interval; the merged tag keeps the first writer's location.
+    size_t k = i ? i - 1 : 0, e = std::min(T.size(), i + n + 1);
+    while (k + 1 < e) {
+        if (T[k].hi == T[k + 1].lo && T[k].pipe == T[k + 1].pipe && T[k].epoch == T[k + 1].epoch) {
+            T[k].hi = T[k + 1].hi;
+            T.erase(T.begin() + k + 1);
+            --e;
+        } else {
+            ++k;
+        }
+    }
+}
 
 // Validates one UB operand covering `bytes` from the view start.  Returns the host pointer, or nullptr when
 // the operation must be skipped (invalid tensor, arena overflow).  Marks written bytes for UB_W.
@@ -56,6 +186,8 @@ inline uint8_t* ub_operand(Core* c, const UbView& v, size_t bytes, unsigned acc,
              strf("%s operand %s covers UB [%u, %llu) but its buffer is [%u, %u)", c->last_api, role, v.off,
                   (unsigned long long)end, b.lo, b.hi),
              jd("operand", role, "ub_offset", v.off, "bytes", bytes, "buffer_lo", b.lo, "buffer_hi", b.hi));
+    if (acc & (UB_R | UB_PR | UB_W | UB_PW))
+        pipe_ub(c, v.off, (uint32_t)end, acc & (UB_R | UB_PR), acc & (UB_W | UB_PW), loc, role);
     if ((acc & UB_R) && bytes && !c->ubw.all(v.off, end))
         diag("UB_UNINIT_READ", Sev::Warning, loc,
              strf("%s operand %s reads never-written UB bytes in [%u, %llu) (poison)", c->last_api, role, v.off,
@@ -82,6 +214,76 @@ inline void ub_overlap_check(Core* c, const UbView& d, size_t dbytes, const UbVi
 
 template <class T>
 inline constexpr bool is_b16_v = sizeof(T) == 2;
+
+// ------------------------------------------------------------------------------------------------ DCache
+// §5.1: each core caches scalar GM accesses (GlobalTensor::GetValue/SetValue) in 64-B lines; DMA bypasses the
+// cache and costs nothing extra.  A GetValue miss fills the line; a hit returns the cached bytes, and when
+// those differ from GM (another core, or a DMA, changed them since the fill) that is DCACHE_STALE_READ: on
+// the device the kernel would read the old value (a GetValue poll of a flag never sees the flag change).
+// ascemu reports it and refreshes the line, so the launch continues.  DataCacheCleanAndInvalid invalidates.
+// [CHOICE] SetValue is write-through (GM and the core's own cached copy at once): the write-back half of
+// §5.1 (dirty bytes, DCACHE_DMA_INCOHERENT, DCACHE_LINE_CLOBBER) needs a kernel-end flush hook in launch.h.
+inline bool dcache_enabled(Core* c) {
+    if (c->dcache_on < 0) {
+        std::string m = rt().cfg.dcache;
+        if (m.empty())
+            if (const char* e = std::getenv("ASCEMU_DCACHE")) m = e;
+        c->dcache_on = (m == "off" || m == "0" || m == "false") ? 0 : 1;
+    }
+    return c->dcache_on;
+}
+// Reads n bytes at p (inside one line, inside an allocation) through the cache into out; false = not cached
+// (dcache off, or the access straddles a line), the caller reads GM directly.
+inline bool dcache_read(Core* c, const uint8_t* p, size_t n, void* out, const SL& loc) {
+    if (!dcache_enabled(c)) return false;
+    uintptr_t line = (uintptr_t)p & ~(uintptr_t)63;
+    size_t off = (uintptr_t)p - line;
+    if (off + n > 64) return false;
+    auto [it, miss] = c->dcache.try_emplace(line);
+    DLine& L = it->second;
+    uint64_t need = (n >= 64 ? ~0ull : ((1ull << n) - 1)) << off;
+    auto fill = [&]() {
+        GmBuf* b = gm_find(p);
+        uintptr_t lo = std::max<uintptr_t>(line, (uintptr_t)b->base);
+        uintptr_t hi = std::min<uintptr_t>(line + 64, (uintptr_t)(b->base + b->alloc));
+        L.valid = 0;
+        std::memcpy(L.b + (lo - line), (const void*)lo, hi - lo);
+        for (uintptr_t a = lo; a < hi; ++a) L.valid |= 1ull << (a - line);
+        c->tr.dcache_miss_lines++;
+    };
+    if (miss || (L.valid & need) != need) {
+        fill();
+    } else if (std::memcmp(L.b + off, p, n) != 0) {
+        uint64_t cached = 0, now = 0;
+        std::memcpy(&cached, L.b + off, std::min<size_t>(n, 8));
+        std::memcpy(&now, p, std::min<size_t>(n, 8));
+        diag("DCACHE_STALE_READ", Sev::Error, loc,
+             strf("GlobalTensor::GetValue hits DCache line %p, but another core or a DMA changed these GM bytes since "
+                  "the line was filled: the device returns the stale value.  Call DataCacheCleanAndInvalid before "
+                  "re-reading GM that others update (ascemu refreshes the line and goes on)",
+                  (const void*)line),
+             jd("line", (const void*)line, "offset", (long long)off, "bytes", (long long)n, "cached_bits",
+                (long long)cached, "gm_bits", (long long)now));
+        fill();
+    }
+    std::memcpy(out, L.b + off, n);
+    return true;
+}
+// The core's own scalar store also updates its cached copy (write-through, see above).
+inline void dcache_write(Core* c, const uint8_t* p, const void* v, size_t n) {
+    if (c->dcache.empty()) return;
+    uintptr_t line = (uintptr_t)p & ~(uintptr_t)63;
+    size_t off = (uintptr_t)p - line;
+    auto it = c->dcache.find(line);
+    if (it == c->dcache.end()) return;
+    if (off + n > 64) { c->dcache.erase(it); return; }
+    std::memcpy(it->second.b + off, v, n);
+}
+// DataCacheCleanAndInvalid: SINGLE_CACHE_LINE drops the line holding p, ENTIRE_DATA_CACHE every line.
+inline void dcache_invalidate(Core* c, const void* p, bool entire) {
+    if (entire) c->dcache.clear();
+    else c->dcache.erase((uintptr_t)p & ~(uintptr_t)63);
+}
 
 }  // namespace ascemu
 
@@ -116,7 +318,7 @@ class GlobalTensor {
         c->tr.gm_get++;
         if (a.ok == sizeof(T)) {
             gm_uninit_check(a, loc, "GlobalTensor::GetValue");
-            std::memcpy((void*)&v, p, sizeof(T));
+            if (!dcache_read(c, p, sizeof(T), (void*)&v, loc)) std::memcpy((void*)&v, p, sizeof(T));
             gm_note_read(c, p, sizeof(T), loc, "GlobalTensor::GetValue");
         }
         return v;
@@ -132,6 +334,7 @@ class GlobalTensor {
         c->tr.gm_set++;
         if (a.ok == sizeof(T)) {
             std::memcpy(p, (const void*)&value, sizeof(T));
+            dcache_write(c, p, (const void*)&value, sizeof(T));
             gm_after_write(c, a, p, sizeof(T), false, loc, "GlobalTensor::SetValue");
         }
     }
@@ -177,6 +380,7 @@ class LocalTensor {
     T GetValue(const uint32_t index, const std::source_location loc = std::source_location::current()) const {
         using namespace ascemu;
         Core* c = api_enter("LocalTensor::GetValue", loc);
+        c->psv.cur = PX_S;
         c->tr.ub_get++;
         T v;
         std::memset((void*)&v, 0xFF, sizeof(T));
@@ -191,6 +395,7 @@ class LocalTensor {
                   const std::source_location loc = std::source_location::current()) const {
         using namespace ascemu;
         Core* c = api_enter("LocalTensor::SetValue", loc);
+        c->psv.cur = PX_S;
         c->tr.ub_set++;
         UbView e = v_;
         e.off = v_.off + index * (uint32_t)sizeof(T);

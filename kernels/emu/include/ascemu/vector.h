@@ -103,13 +103,20 @@ inline void mask_walk(Core* c, Opnd (&ops)[N], uint32_t lane_elem, const Mask& m
         for (int i = L - 1; i >= 0; --i)
             if ((m.bits[i >> 6] >> (i & 63)) & 1) { hi_lane = i; break; }
     if (hi_lane < 0) return;
-    for (auto& o : ops) {
+    uint64_t exts[N];
+    for (int k = 0; k < N; ++k) {
+        Opnd& o = ops[k];
         uint32_t epb = 32 / o.elem;
-        uint64_t ext = (uint64_t)(R - 1) * o.rep * 32 + (uint64_t)(hi_lane / epb) * o.blk * 32 +
-                       (uint64_t)(hi_lane % epb) * o.elem + o.elem;
-        o.base = ub_operand(c, *o.v, ext, 0, loc, o.role);
+        exts[k] = (uint64_t)(R - 1) * o.rep * 32 + (uint64_t)(hi_lane / epb) * o.blk * 32 +
+                  (uint64_t)(hi_lane % epb) * o.elem + o.elem;
+        o.base = ub_operand(c, *o.v, exts[k], 0, loc, o.role);
         if (!o.base) return;
     }
+    // §5.5 pipe model over each operand's extent: all sources first, so an in-place op still checks its input
+    for (int pass = 0; pass < 2; ++pass)
+        for (int k = 0; k < N; ++k)
+            if (ops[k].acc & (pass == 0 ? UB_R : UB_W))
+                pipe_ub(c, ops[k].v->off, (uint32_t)(ops[k].v->off + exts[k]), pass == 0, pass == 1, loc, ops[k].role);
     bool uninit_reported = false;
     uint8_t* p[N];
     for (int64_t r = 0; r < R; ++r) {
@@ -617,9 +624,11 @@ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
     std::vector<T> out(count);
     const uint32_t* off = (const uint32_t*)po;
     bool bad_range = false, bad_align = false, uninit = false;
-    uint64_t first_bad = 0;
+    uint64_t first_bad = 0, amin = ~0ull, amax = 0;
     for (uint32_t i = 0; i < count; ++i) {
         uint64_t a = (uint64_t)src.v_.off + srcBaseAddr + off[i];
+        amin = std::min(amin, a);
+        amax = std::max(amax, a + sizeof(T));
         if (a % sizeof(T)) bad_align = true;
         if (a + sizeof(T) > kProfile.ub_size) {
             if (!bad_range) first_bad = i;
@@ -644,6 +653,7 @@ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
              "{}");
     if (uninit)
         diag("UB_UNINIT_READ", Sev::Warning, loc, "Gather reads never-written UB bytes (poison)", "{}", DF_STRICT_ERR);
+    if (count && amax <= kProfile.ub_size) pipe_ub(c, (uint32_t)amin, (uint32_t)amax, true, false, loc, "src");
     uint8_t* d = ub_operand(c, dst.v_, (size_t)count * sizeof(T), UB_W, loc, "dst");
     if (!d) return;
     std::memcpy(d, out.data(), (size_t)count * sizeof(T));
@@ -687,7 +697,7 @@ inline void gather_mask_impl(const LocalTensor<T>& dst, const LocalTensor<T>& sr
     if (total == 0) return;
     uint32_t last = (uint32_t)(total - (uint64_t)(R - 1) * L);
     uint64_t ext = (uint64_t)(R - 1) * gp.src0RepeatStride * 32 + (uint64_t)((L - 1) / epb) * gp.src0BlockStride * 32 + 32;
-    const uint8_t* s = ub_operand(c, src0.v_, ext, 0, loc, "src0");
+    const uint8_t* s = ub_operand(c, src0.v_, ext, UB_PR, loc, "src0");
     if (!s) return;
     std::vector<T> out;
     out.reserve(total);
@@ -774,7 +784,7 @@ inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const ui
     const uint32_t epb = 32 / sizeof(T);
     const uint8_t* s = ub_operand(c, src0.v_, (size_t)repeatTime * 8 * sizeof(T), UB_R, loc, "src0");
     uint64_t ext = (uint64_t)(repeatTime - 1) * repeatParams.dstRepStride * 32 + 7ull * repeatParams.dstBlkStride * 32 + 32;
-    uint8_t* d = ub_operand(c, dst.v_, ext, 0, loc, "dst");
+    uint8_t* d = ub_operand(c, dst.v_, ext, UB_PW, loc, "dst");
     if (!s || !d) return;
     std::vector<T> src((const T*)s, (const T*)s + (size_t)repeatTime * 8);
     for (uint32_t r = 0; r < repeatTime; ++r)
