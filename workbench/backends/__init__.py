@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -25,8 +25,6 @@ class Execution:
     trace: dict[str, Any]
     timings: dict[str, float]
     exit_code: int = 0
-    cached_build: bool = False
-    details: dict[str, Any] = field(default_factory=dict)
 
     @property
     def faulted(self) -> bool:

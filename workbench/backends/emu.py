@@ -39,4 +39,4 @@ def execute(case: Any, plan: TilingPlan, inputs: Mapping[str, np.ndarray]) -> Ex
     workspace = Workspace(plan.workspace_bytes, fill=info.workspace_fill)
     run = kernel[plan.block_dim](*args, workspace=workspace, tiling=plan.tiling_bytes(), tiling_key=plan.tiling_key)
     timings = {"build_s": run.build.seconds, "launch_s": run.total_s, "run_s": run.wall_s, "kernel_s": run.kernel_s}
-    return Execution(outputs, run.diagnostics, run.trace, timings, run.exit_code, run.build.cached)
+    return Execution(outputs, run.diagnostics, run.trace, timings, run.exit_code)

@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -47,10 +47,12 @@ class Variant:
     defines: tuple[tuple[str, str], ...] = ()
     include_dirs: tuple[Path, ...] = ()
     opt: str = "-O2"
-    extra_flags: tuple[str, ...] = field(default=())
 
     def flags(self) -> list[str]:
-        incs = [f"-I{d}" for d in (EMU_DIR / "include", *self.include_dirs, *{s.parent for s in self.sources})]
+        dirs = dict.fromkeys(
+            (EMU_DIR / "include", *self.include_dirs, *(s.parent for s in self.sources))
+        )  # ordered: the key hashes flags
+        incs = [f"-I{d}" for d in dirs]
         defs = [f"-D{k}={v}" if v != "" else f"-D{k}" for k, v in self.defines]
         return [
             "-std=c++20",
@@ -60,7 +62,6 @@ class Variant:
             f"-DASCEMU_PLATFORM={PLATFORM_MACRO[self.platform]}",
             *incs,
             *defs,
-            *self.extra_flags,
         ]
 
 

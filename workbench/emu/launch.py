@@ -26,7 +26,6 @@ import numpy as np
 
 from .scratch import Scratch, acquire, gm_file_size, read_all, release, write_all
 
-EXIT_KINDS = {0: "clean", 1: "errors", 2: "strict-fatal", 3: "deadlock-or-timeout", 4: "crash", 5: "harness"}
 DIAG_PREFIX = "ASCEMU_DIAG "
 POISON = -1
 
