@@ -264,21 +264,30 @@ inline T ftz(T x) {
 
 // Element ops (§4.1).  Float types: exact/correctly rounded double result, rounded once, §4.2.
 // Integer types: wrap.  Max/Min with a NaN operand give NaN [CHOICE] (then §4.2).
+// float fast path: IEEE float + - * / are correctly rounded (RNE), so a finite float result equals the
+// double result rounded once (53 >= 2*24+2); only a non-finite one needs the §4.2 mode rule.
+template <class T, class Op> inline T fp_binary(T a, T b, OverflowMode om, Op op) {
+    if constexpr (std::is_same_v<T, float>) {
+        float r = op(a, b);
+        if (__builtin_expect(std::isfinite(r), 1)) return r;
+    }
+    return round_result<T>(op(double(a), double(b)), om);
+}
 template <class T> inline T add_value(T a, T b, OverflowMode om) {
-    if constexpr (is_fp_v<T>) return round_result<T>(double(a) + double(b), om);
+    if constexpr (is_fp_v<T>) return fp_binary(a, b, om, [](auto x, auto y) { return x + y; });
     else return wrap_result<T>((long long)a + (long long)b);
 }
 template <class T> inline T sub_value(T a, T b, OverflowMode om) {
-    if constexpr (is_fp_v<T>) return round_result<T>(double(a) - double(b), om);
+    if constexpr (is_fp_v<T>) return fp_binary(a, b, om, [](auto x, auto y) { return x - y; });
     else return wrap_result<T>((long long)a - (long long)b);
 }
 template <class T> inline T mul_value(T a, T b, OverflowMode om) {
-    if constexpr (is_fp_v<T>) return round_result<T>(double(a) * double(b), om);
+    if constexpr (is_fp_v<T>) return fp_binary(a, b, om, [](auto x, auto y) { return x * y; });
     else return wrap_result<T>((long long)a * (long long)b);
 }
 template <class T> inline T div_value(T a, T b, OverflowMode om) {
     static_assert(is_fp_v<T>, "Div: half/float only");
-    return round_result<T>(double(a) / double(b), om);
+    return fp_binary(a, b, om, [](auto x, auto y) { return x / y; });
 }
 template <class T> inline T max_value(T a, T b, OverflowMode om) {
     if constexpr (is_fp_v<T>) {
@@ -729,10 +738,9 @@ template <class T> constexpr int elems_per_block() { return 32 / int(sizeof(T));
 // ±65504 in both modes (doc: saturation of fp16 intermediates); inf/NaN operands follow §4.2.
 template <class T>
 inline T sum_step(T a, T b, OverflowMode om) {
-    double x = double(a), y = double(b);
-    T r = round_result<T>(x + y, om);
+    T r = add_value<T>(a, b, om);
     if constexpr (std::is_same_v<T, half>) {
-        if (std::isinf(float(r)) && std::isfinite(x) && std::isfinite(y))
+        if (std::isinf(float(r)) && std::isfinite(float(a)) && std::isfinite(float(b)))
             return float(r) < 0 ? half::from_bits(0xfbff) : half::from_bits(0x7bff);
     }
     return r;
