@@ -37,7 +37,7 @@ class Result:
 
     @property
     def faulted(self) -> bool:
-        return self.exit_code != 0 or any(getattr(d, "is_fault", False) for d in self.diagnostics)
+        return backends.faulted(self.exit_code, self.diagnostics)
 
     @property
     def passed(self) -> bool:
@@ -106,7 +106,8 @@ def run(
     expected = golden(case, data)
     golden_s = time.perf_counter() - t0
     ex = be.execute(case, tiling, data)
-    reports = verify(case, data, ex.outputs, expected, standard, worst) if not ex.exit_code >= 2 else {}
+    # exit >= 2 (strict fatal, deadlock, crash, harness): outputs are not a result to compare
+    reports = verify(case, data, ex.outputs, expected, standard, worst) if ex.exit_code < 2 else {}
     timings = {**ex.timings, "golden_s": golden_s}
     return Result(
         case,

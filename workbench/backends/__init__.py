@@ -4,7 +4,7 @@ it is imported on first use, so `import workbench` never loads a backend (or acl
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -26,9 +26,10 @@ class Execution:
     timings: dict[str, float]
     exit_code: int = 0
 
-    @property
-    def faulted(self) -> bool:
-        return self.exit_code != 0 or any(getattr(d, "is_fault", False) for d in self.diagnostics)
+
+def faulted(exit_code: int, diagnostics: Sequence[Any]) -> bool:
+    """The one fault rule for every backend: a non-zero exit, or any diagnostic of error/fatal severity."""
+    return exit_code != 0 or any(getattr(d, "is_fault", False) for d in diagnostics)
 
 
 class Backend(Protocol):

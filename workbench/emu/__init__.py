@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backends import faulted
 from ..errors import InvalidInput, UnsupportedPlatform
 from ..platform import get_platform
 from .build import PLATFORM_MACRO, Built, Variant, build, defines_of
@@ -57,7 +58,7 @@ class KernelRun:
 
     @property
     def faulted(self) -> bool:
-        return self.exit_code != 0 or any(d.is_fault for d in self.diagnostics)
+        return faulted(self.exit_code, self.diagnostics)
 
 
 @dataclass(frozen=True)

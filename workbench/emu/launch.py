@@ -97,10 +97,6 @@ class LaunchOutcome:
     stderr: str
     total_s: float = 0.0  # run_launch end to end: arrays into the scratch files, the child, outputs back
 
-    @property
-    def faulted(self) -> bool:
-        return self.exit_code != 0 or any(d.is_fault for d in self.diagnostics)
-
 
 def run_launch(
     binary: Path,
