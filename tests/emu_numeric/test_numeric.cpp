@@ -3,6 +3,9 @@
 // Run: ./a.out            -> prints "checks: N failures: F", exit 1 on any failure
 //      ./a.out --bench    -> cast_array throughput (compile with -O2 for meaningful numbers)
 #include <array>
+#include <cmath>
+#include <cfloat>
+#include <algorithm>
 #include <cstdarg>
 #include <chrono>
 #include <cstdio>
@@ -587,6 +590,118 @@ static void bench() {
     time("float->half ROUND (scalar only)", [&] { cast_array(h.data(), f.data(), n, RoundMode::CAST_ROUND, OM::Saturation, fl); });
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// fast.h: every vectorised path against the exact per-element path it stands in for
+static float f32_from(uint32_t b) { float f; std::memcpy(&f, &b, 4); return f; }
+
+static std::vector<float> fast_operands(std::mt19937& g, size_t n) {
+    const float edges[] = {0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, NAN, FLT_MAX, -FLT_MAX, FLT_MIN, 1e-45f,
+                           -87.0f, 88.0f, -87.3f, 88.72f, -103.9f, 89.0f, 3e38f, -3e38f, 1e-30f, 65504.0f};
+    std::vector<float> v(std::begin(edges), std::end(edges));
+    std::uniform_int_distribution<uint32_t> any;
+    std::uniform_real_distribution<float> mid(-100.0f, 100.0f);
+    while (v.size() < n) v.push_back((v.size() & 1) ? f32_from(any(g)) : mid(g));
+    return v;
+}
+
+static void test_fast_paths() {
+    std::mt19937 g(7);
+    // exp: a sweep of every 61st float bit pattern in [-90, 90] plus edges; a lane the fast path keeps must be
+    // glibc's double exp rounded once (exp_value), and it may give up on only a few lanes in range.
+    std::vector<float> xs = fast_operands(g, 64);
+    for (uint32_t b = 0; b <= 0x42b40000u; b += 61) {
+        xs.push_back(f32_from(b));
+        xs.push_back(f32_from(b | 0x80000000u));
+    }
+    long kept_bad = 0, gave_up_in_range = 0, in_range = 0;
+    for (size_t i0 = 0; i0 < xs.size(); i0 += fast::kChunk) {
+        float t[fast::kChunk];
+        const int k = (int)std::min<size_t>(fast::kChunk, xs.size() - i0);
+        fast::exp_f32(t, xs.data() + i0, k);
+        for (int j = 0; j < k; ++j) {
+            const float x = xs[i0 + j];
+            const bool in = x >= -87.0f && x <= 88.0f;
+            in_range += in;
+            if (std::isnan(t[j])) gave_up_in_range += in;
+            else kept_bad += !same_bits(t[j], exp_value<float>(x)) || !in;
+        }
+    }
+    CHECK(kept_bad == 0, "fast exp kept %ld lanes that differ from exp_value", kept_bad);
+    CHECK(in_range > 20000000 && gave_up_in_range * 10000 < in_range, "fast exp gave up on %ld of %ld in-range lanes",
+          gave_up_in_range, in_range);
+
+    // + - * / and the scalar forms through map_f32, both overflow modes, specials included
+    std::vector<float> a = fast_operands(g, 100000), b = fast_operands(g, 100000);
+    std::shuffle(b.begin(), b.end(), g);
+    const fast::Bin ops[] = {fast::Bin::Add, fast::Bin::Sub, fast::Bin::Mul, fast::Bin::Div};
+    for (OM om : {OM::InfNan, OM::Saturation})
+        for (fast::Bin op : ops)
+            for (int scalar = 0; scalar < 2; ++scalar) {
+                auto exact = [&](float x, float y) {
+                    return op == fast::Bin::Add ? add_value(x, y, om) : op == fast::Bin::Sub ? sub_value(x, y, om)
+                         : op == fast::Bin::Mul ? mul_value(x, y, om) : div_value(x, y, om);
+                };
+                std::vector<float> d(a.size());
+                fast::map_f32(
+                    d.data(), (int64_t)a.size(),
+                    [&](float* t, int64_t i0, int k) {
+                        return fast::bin_f32(op, t, a.data() + i0, scalar ? &b[7] : b.data() + i0, !scalar, k);
+                    },
+                    [&](int64_t i) { return exact(a[i], scalar ? b[7] : b[i]); });
+                long bad = 0;
+                for (size_t i = 0; i < a.size(); ++i) bad += !same_bits(d[i], exact(a[i], scalar ? b[7] : b[i]));
+                CHECK(bad == 0, "fast binary op %d scalar %d mode %d: %ld lanes differ", int(op), scalar, int(om), bad);
+            }
+    // in place: dst is src0
+    std::vector<float> inplace = a;
+    fast::map_f32(
+        inplace.data(), (int64_t)inplace.size(),
+        [&](float* t, int64_t i0, int k) { return fast::bin_f32(fast::Bin::Mul, t, inplace.data() + i0, b.data() + i0, 1, k); },
+        [&](int64_t i) { return mul_value(inplace[i], b[i], OM::InfNan); });
+    long bad_inplace = 0;
+    for (size_t i = 0; i < a.size(); ++i) bad_inplace += !same_bits(inplace[i], mul_value(a[i], b[i], OM::InfNan));
+    CHECK(bad_inplace == 0, "in-place fast Mul: %ld lanes differ", bad_inplace);
+
+    // ReduceSum's 64-lane tree: against the tree spelled out with add_value, overflowing steps included
+    for (OM om : {OM::InfNan, OM::Saturation})
+        for (int trial = 0; trial < 2000; ++trial) {
+            float lanes[64];
+            std::uniform_real_distribution<float> u(trial % 3 ? -1e3f : -3.3e38f, trial % 3 ? 1e3f : 3.3e38f);
+            for (float& x : lanes) x = u(g);
+            if (trial % 50 == 0) lanes[trial % 64] = trial % 100 ? INFINITY : NAN;
+            float ref[64];
+            std::memcpy(ref, lanes, sizeof ref);
+            for (int w = 64; w > 1; w /= 2)
+                for (int i = 0; i < w / 2; ++i) ref[i] = add_value(ref[2 * i], ref[2 * i + 1], om);
+            CHECK(same_bits(repeat_tree_sum<float>(lanes, 64, om), ref[0]), "tree sum trial %d mode %d", trial, int(om));
+        }
+
+    // ReduceMax: first index of the maximum, -0 == +0, NaN wins (first NaN)
+    for (int trial = 0; trial < 3000; ++trial) {
+        std::vector<float> v(1 + trial % 300);
+        std::uniform_int_distribution<int> small(-3, 3);
+        for (float& x : v) x = trial % 2 ? float(small(g)) : f32_from(std::uniform_int_distribution<uint32_t>()(g));
+        if (trial % 7 == 0) v[trial % v.size()] = -0.0f;
+        if (trial % 11 == 0) v[(trial / 11) % v.size()] = NAN;
+        size_t want = 0;
+        for (size_t i = 0; i < v.size(); ++i) {
+            if (std::isnan(v[i])) { want = i; break; }
+            if (v[i] > v[want]) want = i;
+        }
+        auto [val, idx] = reduce_max<float>(v.data(), (int64_t)v.size());
+        CHECK(idx == want && same_bits(val, v[want]), "reduce_max trial %d: index %u want %zu", trial, idx, want);
+    }
+
+    // Duplicate's fills
+    std::vector<uint32_t> w32(1001, 1);
+    std::vector<uint16_t> w16(1003, 1);
+    fast::fill32(w32.data(), 0xdeadbeefu, 1000);
+    fast::fill16(w16.data(), 0xbeefu, 1002);
+    CHECK(std::count(w32.begin(), w32.end(), 0xdeadbeefu) == 1000 && w32[1000] == 1, "fill32");
+    CHECK(std::count(w16.begin(), w16.end(), uint16_t(0xbeef)) == 1002 && w16[1002] == 1, "fill16");
+}
+
 int main(int argc, char** argv) {
     if (argc > 1 && std::string(argv[1]) == "--bench") { bench(); return 0; }
     bool quick = argc > 1 && std::string(argv[1]) == "--quick";
@@ -598,6 +713,7 @@ int main(int argc, char** argv) {
     test_against_f16c();
     test_reductions();
     test_transcendental();
+    test_fast_paths();
     std::printf("checks: %ld failures: %ld\n", g_checks, g_fail);
     return g_fail ? 1 : 0;
 }

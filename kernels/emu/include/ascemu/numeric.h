@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "ascemu/fast.h"
 #include "ascemu/types.h"
 
 // AVX2/F16C kernels on x86 (chosen at run time by CPUID); -DASCEMU_NO_SIMD forces the portable path.
@@ -752,6 +753,12 @@ inline T sum_step(T a, T b, OverflowMode om) {
 template <class T>
 T repeat_tree_sum(const T* lanes, int nlanes, OverflowMode om, const uint64_t* mask_bits = nullptr) {
     constexpr int epr = elems_per_repeat<T>();
+    if constexpr (std::is_same_v<T, float>) {
+        if (nlanes == epr && !mask_bits) {  // a finite native tree had no overflowing step: it is the exact tree
+            float s = fast::tree64_f32(lanes);
+            if (!fast::non_finite(s)) return s;
+        }
+    }
     int w = epr;
     while (w < nlanes) w *= 2;
     T local[epr];  // the usual case avoids a heap allocation
@@ -819,6 +826,10 @@ std::pair<T, uint32_t> repeat_max(const T* lanes, int nlanes, const uint64_t* ma
 template <class T>
 std::pair<T, uint32_t> reduce_max(const T* x, int64_t count) {
     const int64_t epr = elems_per_repeat<T>();
+    if constexpr (std::is_same_v<T, float>) {  // without a NaN: the first occurrence of the maximum
+        int64_t i = fast::argmax_f32(x, count);
+        if (i >= 0) return {x[i], uint32_t(i)};
+    }
     std::pair<T, uint32_t> best{T(0), 0};
     for (int64_t r = 0, base = 0; base < count; ++r, base += epr) {
         auto [v, i] = repeat_max(x + base, int(std::min(epr, count - base)));

@@ -327,7 +327,9 @@ struct Runtime {
     size_t wlog_maxlen = 0;
     std::vector<SyncRegion> regions;
     std::vector<PendingRW> pending_rw;
-    std::map<int, WRec*> last_wrec;
+    // each core's latest record per source line: a stream of writes from one statement stays one record even
+    // when another statement's writes interleave (else lookups scan every small record in wlog_maxlen)
+    std::map<std::pair<int, unsigned>, WRec*> last_wrec;
 
     // atomics in parallel mode
     std::mutex am[64];
@@ -660,8 +662,8 @@ inline void race_on_write(Core* c, uintptr_t lo, uintptr_t hi, bool atomic, cons
                         (long long)(ohi - olo));
             break;
         }
-        // merge with this core's previous record when contiguous and identical otherwise
-        auto li = R.last_wrec.find(c->idx);
+        // merge with this core's previous record from the same line when contiguous and identical otherwise
+        auto li = R.last_wrec.find({c->idx, loc.line()});
         if (li != R.last_wrec.end() && li->second) {
             WRec* p = li->second;
             if (p->epoch == c->epoch && p->atomic == atomic && p->line == loc.line() && p->hi == lo &&
@@ -673,7 +675,7 @@ inline void race_on_write(Core* c, uintptr_t lo, uintptr_t hi, bool atomic, cons
         }
         {
             auto ins = R.wlog.emplace(lo, WRec{lo, hi, c->idx, c->epoch, atomic, loc.file_name(), loc.line(), api});
-            R.last_wrec[c->idx] = &ins->second;
+            R.last_wrec[{c->idx, loc.line()}] = &ins->second;
             R.wlog_maxlen = std::max<size_t>(R.wlog_maxlen, hi - lo);
         }
     done:;
@@ -722,7 +724,7 @@ inline void race_on_barrier(int n) {
         R.wlog_maxlen = 0;
         R.last_wrec.clear();
     } else {
-        for (int i = 0; i < n; ++i) R.last_wrec.erase(i);
+        R.last_wrec.erase(R.last_wrec.begin(), R.last_wrec.lower_bound({n, 0u}));
     }
 }
 

@@ -148,9 +148,10 @@ inline void mask_walk(Core* c, Opnd (&ops)[N], uint32_t lane_elem, const Mask& m
 }
 
 // ------------------------------------------------------------------------------------------------ engines
-template <class D, class S, class F>
+// Fast (optional, float only): fast(t, src + i0, k) -> whether a lane of t needs f (fast.h map_f32).
+template <class D, class S, class F, class Fast = std::nullptr_t>
 inline void unary_count(Core* c, const char* api, const AscendC::LocalTensor<D>& dst, const AscendC::LocalTensor<S>& src,
-                        int64_t count, const SL& loc, F f) {
+                        int64_t count, const SL& loc, F f, Fast fast_op = nullptr) {
     if (!count_ok(count, loc, api)) return;
     size_t sb = count * sizeof(S), db = count * sizeof(D);
     const uint8_t* s = ub_operand(c, src.v_, sb, UB_R, loc, "src");
@@ -159,13 +160,17 @@ inline void unary_count(Core* c, const char* api, const AscendC::LocalTensor<D>&
     if (!s || !d) return;
     const S* sp = (const S*)s;
     D* dp = (D*)d;
-    for (int64_t i = 0; i < count; ++i) dp[i] = f(sp[i]);
+    if constexpr (std::is_same_v<D, float> && std::is_same_v<S, float> && !std::is_null_pointer_v<Fast>)
+        fast::map_f32(dp, count, [&](float* t, int64_t i0, int k) { return fast_op(t, sp + i0, k); },
+                      [&](int64_t i) { return f(sp[i]); });
+    else
+        for (int64_t i = 0; i < count; ++i) dp[i] = f(sp[i]);
     trace_vec(c, api, dtype_name_v<S>, dtype_name_v<D>, count, repeats_for(count, std::max(sizeof(D), sizeof(S))));
 }
 
-template <class T, class F>
+template <class T, class F, class Fast = std::nullptr_t>
 inline void binary_count(Core* c, const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& a,
-                         const AscendC::LocalTensor<T>& b, int64_t count, const SL& loc, F f) {
+                         const AscendC::LocalTensor<T>& b, int64_t count, const SL& loc, F f, Fast fast_op = nullptr) {
     if (!count_ok(count, loc, api)) return;
     size_t n = count * sizeof(T);
     const uint8_t* pa = ub_operand(c, a.v_, n, UB_R, loc, "src0");
@@ -177,7 +182,11 @@ inline void binary_count(Core* c, const char* api, const AscendC::LocalTensor<T>
     const T* x = (const T*)pa;
     const T* y = (const T*)pb;
     T* d = (T*)pd;
-    for (int64_t i = 0; i < count; ++i) d[i] = f(x[i], y[i]);
+    if constexpr (std::is_same_v<T, float> && !std::is_null_pointer_v<Fast>)
+        fast::map_f32(d, count, [&](float* t, int64_t i0, int k) { return fast_op(t, x + i0, y + i0, k); },
+                      [&](int64_t i) { return f(x[i], y[i]); });
+    else
+        for (int64_t i = 0; i < count; ++i) d[i] = f(x[i], y[i]);
     trace_vec(c, api, dtype_name_v<T>, dtype_name_v<T>, count, repeats_for(count, sizeof(T)));
 }
 
@@ -225,7 +234,7 @@ namespace AscendC {
 #define ASCEMU_SL const std::source_location loc = std::source_location::current()
 
 // ------------------------------------------------------------------------------------------------ binary
-#define ASCEMU_BINARY(NAME, OKEXPR, FN)                                                                              \
+#define ASCEMU_BINARY(NAME, OKEXPR, FN, FAST)                                                                        \
     template <typename T>                                                                                            \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
                      const int32_t& count, ASCEMU_SL) {                                                              \
@@ -233,7 +242,7 @@ namespace AscendC {
         Core* c = api_enter(#NAME, loc);                                                                             \
         if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
         OverflowMode om = ovf();                                                                                     \
-        binary_count<T>(c, #NAME, dst, src0, src1, count, loc, [om](T x, T y) { return FN(x, y, om); });             \
+        binary_count<T>(c, #NAME, dst, src0, src1, count, loc, [om](T x, T y) { return FN(x, y, om); }, FAST);       \
     }                                                                                                                \
     template <typename T, bool isSetMask = true>                                                                     \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
@@ -271,18 +280,24 @@ template <class T> inline T band(T a, T b, ascemu::OverflowMode) { return T(a & 
 template <class T> inline T bor(T a, T b, ascemu::OverflowMode) { return T(a | b); }
 }  // namespace ascemu_ops
 
-ASCEMU_BINARY(Add, arith_t<T>, ascemu_ops::add<T>)
-ASCEMU_BINARY(Sub, arith_t<T>, ascemu_ops::sub<T>)
-ASCEMU_BINARY(Mul, arith_t<T>, ascemu_ops::mul<T>)
-ASCEMU_BINARY(Div, float_t_<T>, ascemu_ops::div<T>)
-ASCEMU_BINARY(Max, arith_t<T>, ascemu_ops::max<T>)
-ASCEMU_BINARY(Min, arith_t<T>, ascemu_ops::min<T>)
-ASCEMU_BINARY(And, (one_of_v<T, int16_t, uint16_t>), ascemu_ops::band<T>)
-ASCEMU_BINARY(Or, (one_of_v<T, int16_t, uint16_t>), ascemu_ops::bor<T>)
+// float fast paths (fast.h): the native op, lanes with a non-finite result redone exactly.
+#define ASCEMU_FAST_BIN(OP) \
+    [](float* t, const float* a, const float* b, int k) { return ascemu::fast::bin_f32(OP, t, a, b, 1, k); }
+#define ASCEMU_FAST_SCALAR(OP) \
+    [s](auto* t, const auto* a, int k) { return ascemu::fast::bin_f32(OP, t, a, &s, 0, k); }
+
+ASCEMU_BINARY(Add, arith_t<T>, ascemu_ops::add<T>, ASCEMU_FAST_BIN(fast::Bin::Add))
+ASCEMU_BINARY(Sub, arith_t<T>, ascemu_ops::sub<T>, ASCEMU_FAST_BIN(fast::Bin::Sub))
+ASCEMU_BINARY(Mul, arith_t<T>, ascemu_ops::mul<T>, ASCEMU_FAST_BIN(fast::Bin::Mul))
+ASCEMU_BINARY(Div, float_t_<T>, ascemu_ops::div<T>, ASCEMU_FAST_BIN(fast::Bin::Div))
+ASCEMU_BINARY(Max, arith_t<T>, ascemu_ops::max<T>, nullptr)
+ASCEMU_BINARY(Min, arith_t<T>, ascemu_ops::min<T>, nullptr)
+ASCEMU_BINARY(And, (one_of_v<T, int16_t, uint16_t>), ascemu_ops::band<T>, nullptr)
+ASCEMU_BINARY(Or, (one_of_v<T, int16_t, uint16_t>), ascemu_ops::bor<T>, nullptr)
 #undef ASCEMU_BINARY
 
 // ------------------------------------------------------------------------------------------------ scalar binary
-#define ASCEMU_SCALAR(NAME, OKEXPR, FN)                                                                              \
+#define ASCEMU_SCALAR(NAME, OKEXPR, FN, FAST)                                                                        \
     template <typename T, bool isSetMask = true>                                                                     \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,                     \
                      const int32_t& count, ASCEMU_SL) {                                                              \
@@ -291,7 +306,7 @@ ASCEMU_BINARY(Or, (one_of_v<T, int16_t, uint16_t>), ascemu_ops::bor<T>)
         if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
         OverflowMode om = ovf();                                                                                     \
         T s = scalarValue;                                                                                           \
-        unary_count<T, T>(c, #NAME, dst, src, count, loc, [om, s](T x) { return FN(x, s, om); });                    \
+        unary_count<T, T>(c, #NAME, dst, src, count, loc, [om, s](T x) { return FN(x, s, om); }, FAST);              \
     }                                                                                                                \
     template <typename T, bool isSetMask = true>                                                                     \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,                     \
@@ -317,10 +332,12 @@ ASCEMU_BINARY(Or, (one_of_v<T, int16_t, uint16_t>), ascemu_ops::bor<T>)
                       repeatParams, loc, [om, s](T x) { return FN(x, s, om); });                                     \
     }
 
-ASCEMU_SCALAR(Adds, arith_t<T>, ascemu_ops::add<T>)
-ASCEMU_SCALAR(Muls, arith_t<T>, ascemu_ops::mul<T>)
-ASCEMU_SCALAR(Maxs, arith_t<T>, ascemu_ops::max<T>)
-ASCEMU_SCALAR(Mins, arith_t<T>, ascemu_ops::min<T>)
+ASCEMU_SCALAR(Adds, arith_t<T>, ascemu_ops::add<T>, ASCEMU_FAST_SCALAR(fast::Bin::Add))
+ASCEMU_SCALAR(Muls, arith_t<T>, ascemu_ops::mul<T>, ASCEMU_FAST_SCALAR(fast::Bin::Mul))
+ASCEMU_SCALAR(Maxs, arith_t<T>, ascemu_ops::max<T>, nullptr)
+ASCEMU_SCALAR(Mins, arith_t<T>, ascemu_ops::min<T>, nullptr)
+#undef ASCEMU_FAST_BIN
+#undef ASCEMU_FAST_SCALAR
 #undef ASCEMU_SCALAR
 
 // ShiftLeft / ShiftRight: P910B only (u16, i16, u32, i32).
@@ -350,7 +367,7 @@ inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, con
 }
 
 // ------------------------------------------------------------------------------------------------ unary
-#define ASCEMU_UNARY(NAME, OKEXPR, EXPR)                                                                             \
+#define ASCEMU_UNARY(NAME, OKEXPR, EXPR, FAST)                                                                       \
     template <typename T, bool isSetMask = true>                                                                     \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count, ASCEMU_SL) {        \
         using namespace ascemu;                                                                                      \
@@ -358,7 +375,7 @@ inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, con
         if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
         OverflowMode om = ovf();                                                                                     \
         (void)om;                                                                                                    \
-        unary_count<T, T>(c, #NAME, dst, src, count, loc, [om](T x) { return EXPR; });                               \
+        unary_count<T, T>(c, #NAME, dst, src, count, loc, [om](T x) { return EXPR; }, FAST);                         \
     }                                                                                                                \
     template <typename T, bool isSetMask = true>                                                                     \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],                    \
@@ -383,14 +400,14 @@ inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, con
                       repeatParams, loc, [om](T x) { return EXPR; });                                                \
     }
 
-ASCEMU_UNARY(Abs, float_t_<T>, num::abs_value<T>(x, om))
-ASCEMU_UNARY(Exp, float_t_<T>, num::exp_value<T>(x, om))
-ASCEMU_UNARY(Ln, float_t_<T>, num::ln_value<T>(x, om))
-ASCEMU_UNARY(Sqrt, float_t_<T>, num::sqrt_value<T>(x, om))
-ASCEMU_UNARY(Reciprocal, float_t_<T>, num::reciprocal_value<T>(x, om))
-ASCEMU_UNARY(Rsqrt, float_t_<T>, num::rsqrt_value<T>(x, om))
-ASCEMU_UNARY(Relu, (one_of_v<T, half, float, int32_t>), num::relu_value<T>(x, om))
-ASCEMU_UNARY(Not, (one_of_v<T, int16_t, uint16_t>), (T)~x)
+ASCEMU_UNARY(Abs, float_t_<T>, num::abs_value<T>(x, om), nullptr)
+ASCEMU_UNARY(Exp, float_t_<T>, num::exp_value<T>(x, om), &fast::exp_f32)
+ASCEMU_UNARY(Ln, float_t_<T>, num::ln_value<T>(x, om), nullptr)
+ASCEMU_UNARY(Sqrt, float_t_<T>, num::sqrt_value<T>(x, om), nullptr)
+ASCEMU_UNARY(Reciprocal, float_t_<T>, num::reciprocal_value<T>(x, om), nullptr)
+ASCEMU_UNARY(Rsqrt, float_t_<T>, num::rsqrt_value<T>(x, om), nullptr)
+ASCEMU_UNARY(Relu, (one_of_v<T, half, float, int32_t>), num::relu_value<T>(x, om), nullptr)
+ASCEMU_UNARY(Not, (one_of_v<T, int16_t, uint16_t>), (T)~x, nullptr)
 #undef ASCEMU_UNARY
 
 // ------------------------------------------------------------------------------------------------ Duplicate
@@ -404,9 +421,16 @@ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int
     if (!count_ok(count, loc, "Duplicate")) return;
     uint8_t* d = ub_operand(c, dst.v_, count * sizeof(T), UB_W, loc, "dst");
     if (!d) return;
-    T* p = (T*)d;
-    T s = scalarValue;
-    for (int32_t i = 0; i < count; ++i) p[i] = s;
+    if constexpr (sizeof(T) == 4) {
+        uint32_t bits;
+        std::memcpy(&bits, &scalarValue, 4);
+        fast::fill32((uint32_t*)d, bits, count);
+    } else {
+        static_assert(sizeof(T) == 2);
+        uint16_t bits;
+        std::memcpy(&bits, &scalarValue, 2);
+        fast::fill16((uint16_t*)d, bits, count);
+    }
     trace_vec(c, "Duplicate", dtype_name_v<T>, dtype_name_v<T>, count, repeats_for(count, sizeof(T)));
 }
 template <typename T, bool isSetMask = true>
