@@ -9,6 +9,14 @@ inline void atomic_add_fn(uint8_t* gm, const uint8_t* ub, size_t bytes, Overflow
     size_t n = bytes / sizeof(T);
     T* g = (T*)gm;
     const T* u = (const T*)ub;
+    if constexpr (std::is_same_v<T, float>) {
+        if ((((uintptr_t)gm | (uintptr_t)ub) & 3) == 0) {  // the fast.h Add, GM as dst and src0
+            fast::map_f32(g, (int64_t)n,
+                          [&](float* t, int64_t i0, int k) { return fast::bin_f32(fast::Bin::Add, t, g + i0, u + i0, 1, k); },
+                          [&](int64_t i) { return num::add_value<float>(g[i], u[i], om); });
+            return;
+        }
+    }
     for (size_t i = 0; i < n; ++i) {
         T a, b;
         std::memcpy(&a, g + i, sizeof(T));
