@@ -670,11 +670,15 @@ static void test_fast_paths() {
             std::uniform_real_distribution<float> u(trial % 3 ? -1e3f : -3.3e38f, trial % 3 ? 1e3f : 3.3e38f);
             for (float& x : lanes) x = u(g);
             if (trial % 50 == 0) lanes[trial % 64] = trial % 100 ? INFINITY : NAN;
+            // partial repeats and masks: the missing lanes are +0
+            const int nl = trial % 4 ? 64 : 1 + trial % 64;
+            const uint64_t mask[1] = {trial % 5 == 1 ? std::uniform_int_distribution<uint64_t>()(g) : ~0ull};
             float ref[64];
-            std::memcpy(ref, lanes, sizeof ref);
+            for (int i = 0; i < 64; ++i) ref[i] = i < nl && (mask[0] >> i & 1) ? lanes[i] : 0.0f;
             for (int w = 64; w > 1; w /= 2)
                 for (int i = 0; i < w / 2; ++i) ref[i] = add_value(ref[2 * i], ref[2 * i + 1], om);
-            CHECK(same_bits(repeat_tree_sum<float>(lanes, 64, om), ref[0]), "tree sum trial %d mode %d", trial, int(om));
+            CHECK(same_bits(repeat_tree_sum<float>(lanes, nl, om, mask), ref[0]), "tree sum trial %d mode %d", trial,
+                  int(om));
         }
 
     // ReduceMax: first index of the maximum, -0 == +0, NaN wins (first NaN)

@@ -754,8 +754,15 @@ template <class T>
 T repeat_tree_sum(const T* lanes, int nlanes, OverflowMode om, const uint64_t* mask_bits = nullptr) {
     constexpr int epr = elems_per_repeat<T>();
     if constexpr (std::is_same_v<T, float>) {
-        if (nlanes == epr && !mask_bits) {  // a finite native tree had no overflowing step: it is the exact tree
-            float s = fast::tree64_f32(lanes);
+        if (nlanes <= epr) {  // a finite native tree had no overflowing step: it is the exact tree
+            float v[epr];
+            const float* x = lanes;
+            if (nlanes < epr || mask_bits) {  // absent lanes are +0
+                for (int i = 0; i < epr; ++i)
+                    v[i] = (i < nlanes && (!mask_bits || (mask_bits[i / 64] >> (i % 64) & 1))) ? lanes[i] : 0.0f;
+                x = v;
+            }
+            float s = fast::tree64_f32(x);
             if (!fast::non_finite(s)) return s;
         }
     }

@@ -127,12 +127,25 @@ struct VecKey {
     }
 };
 struct VecAgg { uint64_t calls = 0, repeats = 0, internal_repeats = 0; };
+// The names are string literals: a key seen before is found by its pointers, without string compares.
+struct VecKeyPtrHash {
+    size_t operator()(const VecKey& k) const {
+        return std::hash<const void*>()(k.api) ^ std::hash<const void*>()(k.src) * 31 ^
+               std::hash<const void*>()(k.dst) * 131 ^ std::hash<int64_t>()(k.count) * 1313;
+    }
+};
+struct VecKeyPtrEq {
+    bool operator()(const VecKey& a, const VecKey& b) const {
+        return a.api == b.api && a.src == b.src && a.dst == b.dst && a.count == b.count;
+    }
+};
 struct QueInfo { const char* pos; uint32_t num, len; int depth; };
 struct Trace {
     MteStat mte2, mte3, ub2ub;
     uint64_t atomic_bytes = 0, atomic_ops = 0;
     std::string atomic_dtype;
-    std::map<VecKey, VecAgg> vec;
+    std::map<VecKey, VecAgg> vec;  // by name: the report's order
+    std::unordered_map<VecKey, VecAgg*, VecKeyPtrHash, VecKeyPtrEq> vec_seen;
     uint64_t ub_get = 0, ub_set = 0, gm_get = 0, gm_set = 0, dcache_miss_lines = 0, dcci = 0;
     uint64_t pipe_barrier[PIPE_NUM_ASCEMU] = {};
     uint64_t set_flag = 0, wait_flag = 0, enque = 0, deque = 0, syncall = 0, ib_wait = 0, poll_iterations = 0;
@@ -841,7 +854,10 @@ inline void wait_until_changed(Core* c, const uint8_t* p, size_t len, const std:
 // ------------------------------------------------------------------------------------------------ trace helpers
 inline void trace_vec(Core* c, const char* api, const char* src, const char* dst, int64_t count, uint64_t repeats,
                       uint64_t internal = 0) {
-    VecAgg& a = c->tr.vec[VecKey{api, src, dst, count}];
+    const VecKey key{api, src, dst, count};
+    VecAgg*& seen = c->tr.vec_seen[key];
+    if (!seen) seen = &c->tr.vec[key];
+    VecAgg& a = *seen;
     a.calls++;
     a.repeats += repeats;
     a.internal_repeats += internal;
