@@ -182,11 +182,28 @@ def test_runs_across_cores(lo: int, hi: int) -> None:
 def test_g07_two_partials_are_deterministic() -> None:
     """§2: a row with <= 2 partials is bit-identical under every schedule."""
     c, data = with_run(500, 531)
-    outs = [launch(c, data, mode=m)[0] for m in ("serial", "interleave:1", "interleave:2", "parallel")]
+    outs = [launch(c, data, mode=m)[0] for m in ("serial", "interleave:1", "interleave:2", "parallel", "ordered")]
     assert all(np.array_equal(outs[0], o) for o in outs[1:])
 
 
-@pytest.mark.parametrize("mode", ["interleave:1", "interleave:2", "parallel"])
+def test_ordered_mode_keeps_serial_atomic_order() -> None:
+    """Mode ordered (the backend's) adds atomically in serial order, so rows summed from three cores and from
+    unsorted, scaled input keep serial mode's bits, which a free-running schedule need not."""
+    c3, data3 = with_run(400, 1101)  # G08: one row gets partials from three cores
+    rng = np.random.default_rng(3)
+    cu = case((3000, 20), 40, 7, True)  # unsorted and scaled: many cores add to every row
+    datau = inputs(cu, indices=rng.integers(-5, 40, 3000))
+    for c, data in ((c3, data3), (cu, datau)):
+        serial, srun = launch(c, data, mode="serial")
+        ordered, orun = launch(c, data, mode="ordered")
+        assert np.array_equal(serial.view(np.uint32), ordered.view(np.uint32))
+        assert not orun.faulted
+        assert sorted((d.kind, d.core, d.line) for d in orun.diagnostics) == sorted(
+            (d.kind, d.core, d.line) for d in srun.diagnostics
+        )
+
+
+@pytest.mark.parametrize("mode", ["interleave:1", "interleave:2", "parallel", "ordered"])
 @pytest.mark.parametrize(
     ("shape", "nw", "pad", "dist"),
     [((16, 64), 10, 3, None), ((2048, 64), 100, 50, "default"), ((1000, 7), 500, -1, "default")],

@@ -123,6 +123,7 @@ inline bool xfer_ub_to_gm(Core* c, uint8_t* g, const UbView& sv, const Xfer& x, 
                   c->atomic_type, c->atomic_type),
              jd("copied", dtype, "atomic", c->atomic_type));
     if (!atomic) mte3_overlap_check(c, g, x, loc);
+    else atomic_turn(c);
     std::unique_lock<std::mutex> lk;
     if (atomic && rt().permits > 1) lk = std::unique_lock<std::mutex>(rt().am[0]);
     OverflowMode ovf = rt().cfg.overflow;

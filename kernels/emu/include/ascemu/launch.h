@@ -369,6 +369,7 @@ inline void launch_end_checks() {
 inline void configure_mode(Runtime& R) {
     const std::string& m = R.cfg.mode;
     R.interleave = false;
+    R.ordered_atomics = false;
     R.permits = 1;
     if (m == "serial" || m.empty()) {
     } else if (m.rfind("interleave", 0) == 0) {
@@ -376,10 +377,11 @@ inline void configure_mode(Runtime& R) {
         if (m.size() > 11 && m[10] == ':') R.cfg.seed = std::strtoull(m.c_str() + 11, nullptr, 10);
         R.rng = 0x9E3779B97F4A7C15ull ^ (R.cfg.seed * 0xBF58476D1CE4E5B9ull + 1);
         if (!R.rng) R.rng = 1;
-    } else if (m == "parallel") {
+    } else if (m == "parallel" || m == "ordered") {
         R.permits = std::max(1, R.cfg.threads);
+        R.ordered_atomics = m == "ordered";
     } else {
-        harness_fatal("unknown mode '" + m + "' (serial | interleave:SEED | parallel)");
+        harness_fatal("unknown mode '" + m + "' (serial | interleave:SEED | parallel | ordered)");
     }
 }
 

@@ -213,10 +213,12 @@ struct UbBuf {
     uint32_t psnap[PX_N] = {};    // §5.5 queue edges: the signalling pipe's clock at the last EnQue / FreeTensor
 };
 
-enum class CState : uint8_t { Ready, Running, Barrier, Wait, Done };
+// Turn: (mode ordered) an atomic add waits for every lower core to finish or block, as in serial mode.
+enum class CState : uint8_t { Ready, Running, Barrier, Wait, Done, Turn };
 inline const char* cstate_name(CState s) {
     switch (s) {
         case CState::Ready: return "ready";
+        case CState::Turn: return "atomic_turn";
         case CState::Running: return "running";
         case CState::Barrier: return "barrier";
         case CState::Wait: return "wait";
@@ -327,6 +329,7 @@ struct Runtime {
     int running = 0;
     int permits = 1;
     bool interleave = false;
+    bool ordered_atomics = false;  // mode ordered
     bool all_done = false;
     uint64_t rng = 0x9E3779B97F4A7C15ull;
     std::atomic<int> n_waiting{0};
@@ -527,11 +530,22 @@ inline std::string core_states_json() {
     return o + "]";
 }
 
+// Mode ordered, with R.sm held: a core waiting to add atomically may go once no lower core is still runnable.
+inline void promote_turns_locked() {
+    Runtime& R = rt();
+    bool lower_runnable = false;
+    for (auto& c : R.cores) {
+        if (c->state == CState::Turn && !lower_runnable) c->state = CState::Ready;
+        if (c->state == CState::Ready || c->state == CState::Running || c->state == CState::Turn) lower_runnable = true;
+    }
+}
+
 // Called with R.sm held.  Gives free permits to the lowest-index ready cores; detects the end of the
 // launch and deadlocks.
 inline void dispatch_locked() {
     Runtime& R = rt();
     for (;;) {
+        if (R.ordered_atomics) promote_turns_locked();
         while (R.running < R.permits) {
             Core* pick = nullptr;
             for (auto& c : R.cores)
@@ -587,6 +601,22 @@ inline void block_current(std::unique_lock<std::mutex>& lk, Core* c, CState st) 
     R.running--;
     dispatch_locked();
     wait_running(lk, c);
+}
+
+// Mode ordered: serial mode's order of atomic adds (a float sum's bits depend on it) with cores otherwise
+// running in parallel.  Core k adds only when every lower core has finished or blocks where serial mode would
+// switch away from it (barrier, GM poll), so a race-free kernel gives serial mode's bits.
+inline void atomic_turn(Core* c) {
+    Runtime& R = rt();
+    if (!R.ordered_atomics) return;
+    std::unique_lock<std::mutex> lk(R.sm);
+    for (int j = 0; j < c->idx; ++j) {
+        const CState st = R.cores[j]->state;
+        if (st == CState::Ready || st == CState::Running || st == CState::Turn) {
+            block_current(lk, c, CState::Turn);
+            return;
+        }
+    }
 }
 
 // GM write by the current core: wakes cores waiting on an overlapping range.

@@ -22,14 +22,15 @@ struct Bitmap {
         uint64_t hi = b == 64 ? ~0ull : ((1ull << b) - 1);
         return hi & ~((1ull << a) - 1);
     }
+    // The edge words are OR-ed atomically: in parallel modes two cores' adjacent GM writes may share a word.
     void set(size_t lo, size_t hi) {
         if (hi > n) hi = n;
         if (lo >= hi) return;
         size_t wl = lo >> 6, wh = (hi - 1) >> 6;
-        if (wl == wh) { w[wl] |= mask_range(lo & 63, ((hi - 1) & 63) + 1); return; }
-        w[wl] |= mask_range(lo & 63, 64);
+        if (wl == wh) { __atomic_fetch_or(&w[wl], mask_range(lo & 63, ((hi - 1) & 63) + 1), __ATOMIC_RELAXED); return; }
+        __atomic_fetch_or(&w[wl], mask_range(lo & 63, 64), __ATOMIC_RELAXED);
         if (wh > wl + 1) std::memset(&w[wl + 1], 0xFF, (wh - wl - 1) * 8);
-        w[wh] |= mask_range(0, ((hi - 1) & 63) + 1);
+        __atomic_fetch_or(&w[wh], mask_range(0, ((hi - 1) & 63) + 1), __ATOMIC_RELAXED);
     }
     void clear(size_t lo, size_t hi) {
         if (hi > n) hi = n;
