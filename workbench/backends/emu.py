@@ -15,8 +15,9 @@ from ..registry import get_op
 from ..tiling import TilingPlan
 from . import Execution
 
-# Cores run on two threads, atomic adds in serial order (kernels/emu/README.md): serial mode's bits for the
-# race-free shipped kernels (tests compare the two), in about half the time where cores do not add atomically.
+# Cores run on two threads, atomic adds in serial order (kernels/emu/README.md "ordered"): serial mode's bits for
+# the shipped kernels (EDG adds atomically only before its GM-flag barrier; tests compare the two modes), in
+# about half the time where cores do not add atomically.
 MODE = "ordered"
 
 

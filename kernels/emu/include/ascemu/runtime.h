@@ -605,7 +605,8 @@ inline void block_current(std::unique_lock<std::mutex>& lk, Core* c, CState st) 
 
 // Mode ordered: serial mode's order of atomic adds (a float sum's bits depend on it) with cores otherwise
 // running in parallel.  Core k adds only when every lower core has finished or blocks where serial mode would
-// switch away from it (barrier, GM poll), so a race-free kernel gives serial mode's bits.
+// switch away from it (barrier, GM poll).  Exact for race-free kernels whose cores meet at barriers; a core
+// released from a GM poll may run ahead of its serial turn (kernels/emu/README.md).
 inline void atomic_turn(Core* c) {
     Runtime& R = rt();
     if (!R.ordered_atomics) return;
