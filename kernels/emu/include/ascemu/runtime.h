@@ -778,7 +778,7 @@ inline void gm_after_write(Core* c, const GmAccess& a, const uint8_t* p, size_t 
                            const char* api) {
     (void)len;
     if (!a.buf || a.ok == 0) return;
-    a.buf->written.set(a.off, a.off + a.ok);
+    a.buf->written.set(a.off, a.off + a.ok, rt().permits > 1);
     c->own_writes++;
     race_on_write(c, (uintptr_t)p, (uintptr_t)p + a.ok, atomic, loc, api);
     wake_range(p, p + a.ok);

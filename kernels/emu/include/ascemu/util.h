@@ -22,15 +22,20 @@ struct Bitmap {
         uint64_t hi = b == 64 ? ~0ull : ((1ull << b) - 1);
         return hi & ~((1ull << a) - 1);
     }
-    // The edge words are OR-ed atomically: in parallel modes two cores' adjacent GM writes may share a word.
-    void set(size_t lo, size_t hi) {
+    // shared: the edge words are OR-ed atomically (a GM bitmap, where two cores' adjacent writes may share a
+    // word in the parallel modes); a core's own UB bitmap needs no atomics.
+    void set(size_t lo, size_t hi, bool shared = false) {
         if (hi > n) hi = n;
         if (lo >= hi) return;
         size_t wl = lo >> 6, wh = (hi - 1) >> 6;
-        if (wl == wh) { __atomic_fetch_or(&w[wl], mask_range(lo & 63, ((hi - 1) & 63) + 1), __ATOMIC_RELAXED); return; }
-        __atomic_fetch_or(&w[wl], mask_range(lo & 63, 64), __ATOMIC_RELAXED);
+        auto or_word = [&](size_t i, uint64_t m) {
+            if (shared) __atomic_fetch_or(&w[i], m, __ATOMIC_RELAXED);
+            else w[i] |= m;
+        };
+        if (wl == wh) { or_word(wl, mask_range(lo & 63, ((hi - 1) & 63) + 1)); return; }
+        or_word(wl, mask_range(lo & 63, 64));
         if (wh > wl + 1) std::memset(&w[wl + 1], 0xFF, (wh - wl - 1) * 8);
-        __atomic_fetch_or(&w[wh], mask_range(0, ((hi - 1) & 63) + 1), __ATOMIC_RELAXED);
+        or_word(wh, mask_range(0, ((hi - 1) & 63) + 1));
     }
     void clear(size_t lo, size_t hi) {
         if (hi > n) hi = n;
