@@ -42,7 +42,7 @@ static ASCEMU_CLONES bool bin_f32(Bin op, float* t, const float* a, const float*
     for (int i = 0; i < n; ++i) {                                         \
         const float x = a[i], y = Y;                                      \
         t[i] = EXPR;                                                      \
-        bad |= (f32_bits(t[i]) & 0x7f800000u) == 0x7f800000u;             \
+        bad |= non_finite(t[i]);                                          \
     }
 #define ASCEMU_FAST_OP(EXPR)                         \
     if (b_stride) ASCEMU_FAST_LOOP(b[i], EXPR)       \
