@@ -1,7 +1,8 @@
 """Run one launch of a built kernel in a child process and read back its outputs and report.
 
 The child is the only place kernel code runs: a crash, a hang or an abort ends the child, never the
-caller (or a Jupyter kernel). Arrays travel through files in a private, reused directory on tmpfs when
+caller (or a Jupyter kernel). The child is a reused worker process when it can be (worker.py), else one
+process per launch. Arrays travel through files in a private, reused directory on tmpfs when
 one exists (/dev/shm) that the child maps as its GM: one memory copy in (pwrite), none in the child, one
 copy out (pread straight into the caller's array).
 """
@@ -24,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from . import worker
 from .scratch import Scratch, acquire, gm_file_size, read_all, release, write_all
 
 DIAG_PREFIX = "ASCEMU_DIAG "
@@ -92,7 +94,7 @@ class LaunchOutcome:
     exit_code: int
     diagnostics: tuple[Diagnostic, ...]
     trace: dict[str, Any]
-    wall_s: float  # the child process, end to end
+    wall_s: float  # the child's part: a worker's launch request to its end, or a one-shot process end to end
     kernel_s: float  # what the emulator reports for the launch itself
     stderr: str
     total_s: float = 0.0  # run_launch end to end: arrays into the scratch files, the child, outputs back
@@ -170,7 +172,7 @@ def _run(
     }
     (d / "launch.json").write_text(json.dumps(launch))
     t0 = time.perf_counter()
-    code, stderr = _spawn([str(binary), "--launch", str(d / "launch.json")], float(launch["timeout_s"]) + 15)
+    code, stderr = _run_child(binary, d / "launch.json", float(launch["timeout_s"]) + 15)
     wall = time.perf_counter() - t0
     report = _read_report(report_path)
     diags = [Diagnostic.from_json(x) for x in report.get("diagnostics", [])]
@@ -194,7 +196,19 @@ def _run(
 
 
 # ------------------------------------------------------------------------------------------------ the child
-EXIT_NOTE = "ASCEMU_EXIT "
+EXIT_NOTE = worker.EXIT_NOTE
+
+
+def _run_child(binary: Path, launch_file: Path, timeout_s: float) -> tuple[int, str]:
+    w = worker.take(binary) if worker.enabled() else None
+    if w is None:
+        return _spawn([str(binary), "--launch", str(launch_file)], timeout_s)
+    try:
+        return w.launch(launch_file, timeout_s)
+    finally:
+        worker.give_back(w)
+
+
 _exiting_lock = threading.Lock()
 _exiting: list[subprocess.Popen[bytes]] = []  # children that reported their exit code and are still tearing down
 

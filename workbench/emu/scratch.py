@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from . import worker
+
 
 def _scratch_root() -> str | None:
     """ASCEMU_SCRATCH_DIR, else /dev/shm (tmpfs) when writable, else the system temp directory (None)."""
@@ -147,7 +149,9 @@ def release(sc: Scratch) -> None:
 
 
 def release_scratch() -> None:
-    """Delete the reusable scratch files (tmpfs memory) of launches in this process; they are recreated on demand."""
+    """Delete the reusable scratch files (tmpfs memory) of launches in this process; they are recreated on demand.
+    Idle emulator workers stop too: their mappings would keep the deleted files' memory."""
+    worker.stop_all()
     with _pool_lock:
         if _pool_pid != os.getpid():
             return

@@ -13,10 +13,14 @@
 // "exit_note": true makes a normally ending run write the line "ASCEMU_EXIT <code>" to stderr and close stdout and
 // stderr before it exits, so a launcher reading them to EOF can go on while the process tears down its memory.
 #pragma once
+#include <malloc.h>
+
+#include <climits>
 #include <fstream>
 #include <sstream>
 #include <variant>
 
+#include "ascemu/serve.h"
 #include "kernel_operator.h"
 
 namespace ascemu::json {
@@ -242,12 +246,48 @@ struct StageClock {
     }
 };
 
+struct Overrides {
+    std::string report, mode;
+    double timeout = -1;
+};
+
+template <class... P>
+inline int run_launch_file(const std::string& launch_path, const Overrides& ov, void (*fn)(P...), bool& exit_note);
+
+// One launch per line of stdin (a launch-file path) until EOF; after each, "ASCEMU_EXIT <code>" on stderr.
+// A fatal record still ends the process (exit code and report as in a one-shot run): the caller starts another.
+template <class... P>
+inline int serve(const Overrides& ov, void (*fn)(P...)) {
+    KernelStatics statics;
+    if (!statics.take()) usage_fail("--serve needs the binary's symbol table (it was stripped)");
+    g_keep_gm_maps = true;
+    // Freed launch memory (written-bitmaps, race logs, traces) stays in the heap for the next launch instead of
+    // going back to the kernel and faulting in again: large blocks up to glibc's limit, and no trimming.
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, INT_MAX);
+    auto say = [](const std::string& line) { (void)!::write(2, line.data(), line.size()); };
+    say("ASCEMU_READY " + std::to_string(statics.count()) + "\n");
+    char buf[8192];
+    for (bool first = true; std::fgets(buf, sizeof buf, stdin); first = false) {
+        std::string path = buf;
+        while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
+        if (path.empty()) continue;
+        if (!first) serve_reset();
+        statics.restore();
+        bool exit_note = false;
+        int rc = run_launch_file(path, ov, fn, exit_note);
+        std::fflush(stdout);
+        std::fflush(stderr);
+        say("ASCEMU_EXIT " + std::to_string(rc) + "\n");
+    }
+    return 0;
+}
+
 template <class... P>
 inline int driver_main(int argc, char** argv, void (*fn)(P...)) {
-    StageClock clk;
-    Runtime& R = rt();
-    std::string launch_path, report_override, mode_override;
-    double timeout_override = -1;
+    std::string launch_path;
+    Overrides ov;
+    bool serving = false;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto next = [&]() -> std::string {
@@ -255,18 +295,43 @@ inline int driver_main(int argc, char** argv, void (*fn)(P...)) {
             return argv[++i];
         };
         if (a == "--launch") launch_path = next();
-        else if (a == "--report") report_override = next();
-        else if (a == "--mode") mode_override = next();
-        else if (a == "--timeout") timeout_override = std::atof(next().c_str());
+        else if (a == "--serve") serving = true;
+        else if (a == "--report") ov.report = next();
+        else if (a == "--mode") ov.mode = next();
+        else if (a == "--timeout") ov.timeout = std::atof(next().c_str());
         else if (a == "--help" || a == "-h") {
             std::printf("usage: %s --launch launch.json [--report report.json] [--mode serial|parallel|interleave:SEED] "
-                        "[--timeout S]\n", argv[0]);
+                        "[--timeout S]\n       %s --serve   (launch-file paths on stdin, one per line)\n",
+                        argv[0], argv[0]);
             return 0;
         } else if (launch_path.empty() && a[0] != '-') launch_path = a;
         else usage_fail("unknown argument " + a);
     }
-    if (!report_override.empty()) R.cfg.report_path = report_override;
+    if (serving) return serve(ov, fn);
     if (launch_path.empty()) usage_fail("no launch file (--launch launch.json)");
+    bool exit_note = false;
+    int rc = run_launch_file(launch_path, ov, fn, exit_note);
+    if (exit_note) {
+        // Tell the launcher the exit code, then close stdout/stderr so its reader sees EOF now: tearing down the
+        // address space (mapped GM, UB arenas) still takes milliseconds, and the launcher need not wait for it.
+        std::string note = "ASCEMU_EXIT " + std::to_string(rc) + "\n";
+        std::fflush(stderr);
+        (void)!::write(2, note.data(), note.size());
+        ::close(1);
+        ::close(2);
+        _exit(rc);
+    }
+    return rc;
+}
+
+template <class... P>
+inline int run_launch_file(const std::string& launch_path, const Overrides& ov, void (*fn)(P...), bool& exit_note) {
+    StageClock clk;
+    Runtime& R = rt();
+    const std::string& report_override = ov.report;
+    const std::string& mode_override = ov.mode;
+    const double timeout_override = ov.timeout;
+    if (!report_override.empty()) R.cfg.report_path = report_override;
     std::string base_dir;
     if (auto pos = launch_path.rfind('/'); pos != std::string::npos) base_dir = launch_path.substr(0, pos);
     std::vector<uint8_t> raw = read_file(launch_path);
@@ -388,7 +453,7 @@ inline int driver_main(int argc, char** argv, void (*fn)(P...)) {
             }
     }
     std::string done_file = resolve(base_dir, str("done_file", ""));
-    const bool early_exit = boo("exit_note", false);
+    exit_note = boo("exit_note", false);
     R.write_outputs = [&specs, done_file](int) {
         for (auto& s : specs)
             if (s.gm && !s.out_file.empty()) {
@@ -414,16 +479,6 @@ inline int driver_main(int argc, char** argv, void (*fn)(P...)) {
     std::fflush(stdout);
     clk.lap("report_outputs");
     clk.emit();
-    if (early_exit) {
-        // Tell the launcher the exit code, then close stdout/stderr so its reader sees EOF now: tearing down the
-        // address space (mapped GM, UB arenas) still takes milliseconds, and the launcher need not wait for it.
-        std::string note = "ASCEMU_EXIT " + std::to_string(rc) + "\n";
-        std::fflush(stderr);
-        (void)!::write(2, note.data(), note.size());
-        ::close(1);
-        ::close(2);
-        _exit(rc);
-    }
     return rc;
 }
 

@@ -129,6 +129,13 @@ static ASCEMU_CLONES int64_t argmax_f32(const float* x, int64_t n) {
     return -1;
 }
 
+// Whether w[0, n) are all ones (Bitmap::all over whole words: every UB operand read checks one).
+static ASCEMU_CLONES bool all_ones(const uint64_t* w, int64_t n) {
+    uint64_t acc = ~0ull;
+    for (int64_t i = 0; i < n; ++i) acc &= w[i];
+    return acc == ~0ull;
+}
+
 // Duplicate of a 2- or 4-byte pattern.
 static ASCEMU_CLONES void fill32(uint32_t* d, uint32_t v, int64_t n) {
     for (int64_t i = 0; i < n; ++i) d[i] = v;

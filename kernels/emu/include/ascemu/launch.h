@@ -105,9 +105,40 @@ inline bool madv_populate_ok() {
 // Either way the page tables are populated up front (tmpfs pages: no fault per page during the run; writable for
 // a shared mapping, as tmpfs needs no write notification), on two threads for big buffers.
 // `preloaded` leading usable bytes are the file's content; the rest get fill/poison as in gm_alloc.
+// A reused process (serve.h) keeps each GM file mapped from one launch to the next while the file stays the same
+// (device, inode, length): the pages and their page-table entries are then already in place.
+struct GmFileMap {
+    dev_t dev;
+    ino_t ino;
+    size_t len;
+    void* p;
+    bool used;  // by the current launch
+};
+inline bool g_keep_gm_maps = false;
+inline std::map<std::string, GmFileMap> g_gm_file_maps;
+
+inline void gm_unmap(void* p, size_t len) {
+    ::munmap(p, len);
+    gm_mappings().erase((const uint8_t*)p);
+}
+
+// Before the next launch: unmap the files the last launch did not use (another caller's scratch files).
+inline void gm_release_unused_files() {
+    for (auto it = g_gm_file_maps.begin(); it != g_gm_file_maps.end();) {
+        if (it->second.used) {
+            it->second.used = false;
+            ++it;
+        } else {
+            gm_unmap(it->second.p, it->second.len);
+            it = g_gm_file_maps.erase(it);
+        }
+    }
+}
+
 inline GmBuf* gm_map_file(const std::string& path, bool shared, size_t bytes, const std::string& name, Role role,
                           int fill, bool exact, size_t preloaded) {
     size_t alloc = gm_alloc_size(bytes, exact);
+    if (g_keep_gm_maps) shared = true;  // a private copy would not survive to the next launch
     if (!shared && preloaded == 0) return gm_alloc(bytes, name, role, fill, exact);  // COW of every page: no gain
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     size_t len = (std::max<size_t>(alloc, 64) + page - 1) / page * page;
@@ -120,6 +151,19 @@ inline GmBuf* gm_map_file(const std::string& path, bool shared, size_t bytes, co
         ::close(fd);
         harness_fatal(strf("cannot size gm_file '%s' to %zu bytes: %s", path.c_str(), len, std::strerror(e)));
     }
+    if (g_keep_gm_maps) {
+        auto it = g_gm_file_maps.find(path);
+        if (it != g_gm_file_maps.end()) {
+            GmFileMap& m = it->second;
+            if (!m.used && m.dev == st.st_dev && m.ino == st.st_ino && m.len == len) {
+                ::close(fd);
+                m.used = true;
+                return gm_register((uint8_t*)m.p, bytes, alloc, name, role, fill, preloaded);
+            }
+            gm_unmap(m.p, m.len);
+            g_gm_file_maps.erase(it);
+        }
+    }
     const bool madv = madv_populate_ok();
     void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE,
                      shared ? (MAP_SHARED | (madv ? 0 : MAP_POPULATE)) : MAP_PRIVATE, fd, 0);
@@ -130,6 +174,7 @@ inline GmBuf* gm_map_file(const std::string& path, bool shared, size_t bytes, co
     if (madv)  // best effort: pages not populated here fault in on use
         split_work(len, [p](size_t lo, size_t hi) { (void)::madvise((uint8_t*)p + lo, hi - lo, MADV_POPULATE_READ); });
     gm_mappings()[(const uint8_t*)p] = len;
+    if (g_keep_gm_maps) g_gm_file_maps[path] = {st.st_dev, st.st_ino, len, p, true};
     return gm_register((uint8_t*)p, bytes, alloc, name, role, fill, preloaded);
 }
 
@@ -139,8 +184,8 @@ inline void gm_free(void* p) {
         if ((*it)->base == p) {
             auto m = gm_mappings().find((const uint8_t*)p);
             if (m != gm_mappings().end()) {
-                ::munmap(p, m->second);
-                gm_mappings().erase(m);
+                std::erase_if(g_gm_file_maps, [p](const auto& kv) { return kv.second.p == p; });
+                gm_unmap(p, m->second);
             } else {
                 std::free((*it)->base);
             }
@@ -274,27 +319,29 @@ inline void install_crash_handlers() {
     sigemptyset(&sa.sa_mask);
     for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(s, &sa, nullptr);
 }
-inline void setup_altstack() {
-    const size_t sz = 256 * 1024;
-    void* mem = mmap(nullptr, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED) return;
+constexpr size_t kAltStack = 256 * 1024;
+// The calling thread's signal stack (crash reports run on it), unless it has one; returns a new one's memory.
+inline void* setup_altstack() {
+    stack_t cur{};
+    if (sigaltstack(nullptr, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) return nullptr;
+    void* mem = mmap(nullptr, kAltStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) return nullptr;
     stack_t ss{};
     ss.ss_sp = mem;
-    ss.ss_size = sz;
+    ss.ss_size = kAltStack;
     ss.ss_flags = 0;
     sigaltstack(&ss, nullptr);
+    return mem;
+}
+inline void drop_altstack(void* mem) {
+    if (!mem) return;
+    stack_t off{};
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, nullptr);
+    ::munmap(mem, kAltStack);
 }
 
 // ------------------------------------------------------------------------------------------------ end checks
-// Bitmap::count_unset over [0, n): whole words that are all set (a fully written output) cost no popcount.
-inline size_t bitmap_unset(const Bitmap& b, size_t n) {
-    n = std::min(n, b.n);
-    size_t full = n / 64, c = 0;
-    for (size_t i = 0; i < full; ++i)
-        if (b.w[i] != ~0ull) c += 64 - (size_t)__builtin_popcountll(b.w[i]);
-    return c + b.count_unset(full * 64, n);
-}
-
 inline void core_end_checks(Core* c) {
     SL loc = c->last_loc;
     for (auto& b : c->bufs)
@@ -357,7 +404,7 @@ inline void launch_end_checks() {
     }
     for (auto& b : R.gm)
         if (b->role == Role::Output) {
-            size_t u = bitmap_unset(b->written, b->bytes);
+            size_t u = b->written.count_unset(0, b->bytes);
             if (u) diag_launch("OUTPUT_UNWRITTEN", Sev::Info,
                                strf("%zu of %zu bytes of output '%s' were never written by the kernel", u, b->bytes,
                                     b->name.c_str()),
@@ -391,6 +438,7 @@ inline void configure_mode(Runtime& R) {
 inline uint8_t* ub_arenas(size_t cores, size_t slot) {
     static uint8_t* region = nullptr;
     static size_t region_len = 0;
+    if (region && region_len == cores * slot) return region;  // a reused process: poisoned again per core
     if (region) ::munmap(region, region_len);
     region_len = cores * slot;
     void* p = ::mmap(nullptr, region_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
@@ -438,7 +486,7 @@ inline int launch(int block_dim, const std::function<void()>& body) {
     for (int i = 0; i < block_dim; ++i) {
         th.emplace_back([i, &body]() {
             Runtime& R = rt();
-            setup_altstack();
+            void* altstack = setup_altstack();
             Core* c = R.cores[i].get();
             t_core = c;
             {
@@ -462,6 +510,8 @@ inline int launch(int block_dim, const std::function<void()>& body) {
             c->state = CState::Done;
             R.running--;
             dispatch_locked();
+            lk.unlock();
+            drop_altstack(altstack);
         });
     }
     {

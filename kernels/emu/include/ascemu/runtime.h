@@ -146,6 +146,8 @@ struct Trace {
     std::string atomic_dtype;
     std::map<VecKey, VecAgg> vec;  // by name: the report's order
     std::unordered_map<VecKey, VecAgg*, VecKeyPtrHash, VecKeyPtrEq> vec_seen;
+    struct VecHot { VecKey k{nullptr, nullptr, nullptr, 0}; VecAgg* a = nullptr; };
+    VecHot vec_hot[32];  // direct-mapped in front of vec_seen: the last keys each call site used
     uint64_t ub_get = 0, ub_set = 0, gm_get = 0, gm_set = 0, dcache_miss_lines = 0, dcci = 0;
     uint64_t pipe_barrier[PIPE_NUM_ASCEMU] = {};
     uint64_t set_flag = 0, wait_flag = 0, enque = 0, deque = 0, syncall = 0, ib_wait = 0, poll_iterations = 0;
@@ -355,10 +357,11 @@ struct Runtime {
     std::function<void(int)> write_outputs;  // set by the driver
 };
 
-inline Runtime& rt() {
-    static Runtime* r = new Runtime();  // never destroyed: core threads may outlive main's statics on _exit
-    return *r;
+inline Runtime*& rt_slot() {
+    static Runtime* r = new Runtime();  // never destroyed at exit: core threads may outlive main's statics on _exit
+    return r;
 }
+inline Runtime& rt() { return *rt_slot(); }
 
 [[noreturn]] inline void fatal_exit(int code);
 inline void diag(const char* kind, Sev sev, const SL& loc, const std::string& msg, const std::string& details = "{}",
@@ -886,9 +889,13 @@ inline void wait_until_changed(Core* c, const uint8_t* p, size_t len, const std:
 inline void trace_vec(Core* c, const char* api, const char* src, const char* dst, int64_t count, uint64_t repeats,
                       uint64_t internal = 0) {
     const VecKey key{api, src, dst, count};
-    VecAgg*& seen = c->tr.vec_seen[key];
-    if (!seen) seen = &c->tr.vec[key];
-    VecAgg& a = *seen;
+    auto& hot = c->tr.vec_hot[(VecKeyPtrHash()(key) >> 4) % std::size(c->tr.vec_hot)];
+    if (!hot.a || !VecKeyPtrEq()(hot.k, key)) {
+        VecAgg*& seen = c->tr.vec_seen[key];
+        if (!seen) seen = &c->tr.vec[key];
+        hot = {key, seen};
+    }
+    VecAgg& a = *hot.a;
     a.calls++;
     a.repeats += repeats;
     a.internal_repeats += internal;

@@ -8,6 +8,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "ascemu/fast.h"
+
 namespace ascemu {
 
 // One bit per byte; range ops work on 64-bit words so marking/checking costs 1/8 of the data size.
@@ -53,9 +55,7 @@ struct Bitmap {
         if (wl == wh) { uint64_t m = mask_range(lo & 63, ((hi - 1) & 63) + 1); return (w[wl] & m) == m; }
         uint64_t m = mask_range(lo & 63, 64);
         if ((w[wl] & m) != m) return false;
-        uint64_t acc = ~0ull;
-        for (size_t i = wl + 1; i < wh; ++i) acc &= w[i];
-        if (acc != ~0ull) return false;
+        if (wh > wl + 1 && !fast::all_ones(&w[wl + 1], (int64_t)(wh - wl - 1))) return false;
         m = mask_range(0, ((hi - 1) & 63) + 1);
         return (w[wh] & m) == m;
     }
@@ -64,7 +64,10 @@ struct Bitmap {
         if (hi > n) hi = n;
         size_t c = 0;
         for (size_t i = lo; i < hi;) {
-            if ((i & 63) == 0 && i + 64 <= hi) { c += 64 - __builtin_popcountll(w[i >> 6]); i += 64; }
+            if ((i & 63) == 0 && i + 64 <= hi) {  // a full word (a written output) costs no popcount
+                if (w[i >> 6] != ~0ull) c += 64 - __builtin_popcountll(w[i >> 6]);
+                i += 64;
+            }
             else { c += !get(i); ++i; }
         }
         return c;

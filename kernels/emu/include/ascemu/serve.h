@@ -1,0 +1,107 @@
+// A reused emulator process (driver `--serve`): one process runs launch after launch of the same binary, so
+// each launch skips process start-up and, above all, re-mapping its GM files (launch.h keeps them mapped, with
+// their page tables filled). Every launch must still start as a fresh process would:
+//   - the emulator's own state: a new Runtime, plus the few statics outside it (serve_reset);
+//   - the kernel's own mutable statics (globals, function-local statics and their guard variables, such as
+//     KERNEL_TASK_TYPE's registration): their bytes as they were after static initialisation are saved once
+//     from the binary's symbol table and copied back before every launch (KernelStatics).
+#pragma once
+#include <elf.h>
+#include <link.h>
+
+#include <string_view>
+
+#include "ascemu/launch.h"
+
+namespace ascemu {
+
+class KernelStatics {
+  public:
+    // false when the binary has no symbol table (stripped): the caller must not reuse the process
+    bool take() {
+        std::vector<uint8_t> elf;
+        {
+            FILE* f = std::fopen("/proc/self/exe", "rb");
+            if (!f) return false;
+            uint8_t buf[1 << 16];
+            for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) elf.insert(elf.end(), buf, buf + n);
+            std::fclose(f);
+        }
+        if (elf.size() < sizeof(Elf64_Ehdr) || std::memcmp(elf.data(), ELFMAG, SELFMAG) != 0) return false;
+        auto* eh = (const Elf64_Ehdr*)elf.data();
+        if (eh->e_shoff == 0 || eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > elf.size()) return false;
+        auto* sh = (const Elf64_Shdr*)(elf.data() + eh->e_shoff);
+        const char* shnames = (const char*)elf.data() + sh[eh->e_shstrndx].sh_offset;
+        const uintptr_t bias = load_bias();
+        bool found = false;
+        for (int s = 0; s < eh->e_shnum; ++s) {
+            if (sh[s].sh_type != SHT_SYMTAB) continue;
+            found = true;
+            auto* syms = (const Elf64_Sym*)(elf.data() + sh[s].sh_offset);
+            const char* names = (const char*)elf.data() + sh[sh[s].sh_link].sh_offset;
+            for (size_t i = 0; i < sh[s].sh_size / sizeof(Elf64_Sym); ++i) {
+                const Elf64_Sym& y = syms[i];
+                if (ELF64_ST_TYPE(y.st_info) != STT_OBJECT || y.st_size == 0 || y.st_shndx == SHN_UNDEF ||
+                    y.st_shndx >= eh->e_shnum)
+                    continue;
+                if (!plain_data_section(shnames + sh[y.st_shndx].sh_name) || !kernel_symbol(names + y.st_name))
+                    continue;
+                auto* p = (uint8_t*)(bias + y.st_value);
+                objs_.push_back({p, std::vector<uint8_t>(p, p + y.st_size)});
+            }
+        }
+        return found;
+    }
+    void restore() const {
+        for (auto& o : objs_) std::memcpy(o.p, o.init.data(), o.init.size());
+    }
+    size_t count() const { return objs_.size(); }
+
+  private:
+    struct Obj {
+        uint8_t* p;
+        std::vector<uint8_t> init;
+    };
+    std::vector<Obj> objs_;
+
+    static uintptr_t load_bias() {
+        uintptr_t bias = 0;
+        dl_iterate_phdr([](dl_phdr_info* info, size_t, void* out) { *(uintptr_t*)out = info->dlpi_addr; return 1; },
+                        &bias);  // the first object is the executable
+        return bias;
+    }
+    // .data / .bss (and their -fdata-sections forms); never RELRO (.data.rel.ro is read-only after start-up)
+    static bool plain_data_section(std::string_view s) {
+        if (s.starts_with(".data.rel.ro")) return false;
+        return s == ".data" || s == ".bss" || s.starts_with(".data.") || s.starts_with(".bss.");
+    }
+    // Not the emulator's, the C++ library's, the C library's or the toolchain's objects.
+    static bool kernel_symbol(std::string_view n) {
+        if (n.find('@') != std::string_view::npos || n.starts_with("__") || n.starts_with("DW.ref.") ||
+            n.starts_with("completed.") || n == "stdin" || n == "stdout" || n == "stderr" || n == "environ")
+            return false;
+        if (n.size() > 1 && n[0] == '_' && std::isupper((unsigned char)n[1]) && !n.starts_with("_Z")) return false;
+        for (std::string_view ns : {"N6ascemu", "NK6ascemu", "N7AscendC", "NK7AscendC", "NSt", "NKSt", "St",
+                                    "N9__gnu_cxx", "TV", "TI", "TS", "TT"})
+            for (std::string_view pre : {"_Z", "_ZZ", "_ZGV", "_ZGVZ"})
+                if (n.size() > pre.size() + ns.size() && n.substr(0, pre.size()) == pre &&
+                    n.substr(pre.size(), ns.size()) == ns)
+                    return false;
+        return true;
+    }
+};
+
+// The emulator state a launch leaves behind, dropped before the next one.
+inline void serve_reset() {
+    Runtime* old = rt_slot();
+    for (auto& b : old->gm)
+        if (!gm_mappings().count(b->base)) std::free(b->base);
+    gm_release_unused_files();
+    rt_slot() = new Runtime();
+    delete old;
+    AscendC::ascemu_sys_ws() = nullptr;
+    t_core = nullptr;
+    g_crash_written = 0;
+}
+
+}  // namespace ascemu
