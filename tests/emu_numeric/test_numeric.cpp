@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ascemu/numeric.h"
+#include "ascemu/util.h"
 
 using namespace ascemu;
 using namespace ascemu::num;
@@ -637,7 +638,8 @@ static void test_fast_paths() {
     const fast::Bin ops[] = {fast::Bin::Add, fast::Bin::Sub, fast::Bin::Mul, fast::Bin::Div};
     for (OM om : {OM::InfNan, OM::Saturation})
         for (fast::Bin op : ops)
-            for (int scalar = 0; scalar < 2; ++scalar) {
+            for (int scalar = 0; scalar < 2; ++scalar)
+            for (int direct = 0; direct < 2; ++direct) {  // into d itself (no source overlaps it), or via the buffer
                 auto exact = [&](float x, float y) {
                     return op == fast::Bin::Add ? add_value(x, y, om) : op == fast::Bin::Sub ? sub_value(x, y, om)
                          : op == fast::Bin::Mul ? mul_value(x, y, om) : div_value(x, y, om);
@@ -648,10 +650,11 @@ static void test_fast_paths() {
                     [&](float* t, int64_t i0, int k) {
                         return fast::bin_f32(op, t, a.data() + i0, scalar ? &b[7] : b.data() + i0, !scalar, k);
                     },
-                    [&](int64_t i) { return exact(a[i], scalar ? b[7] : b[i]); });
+                    [&](int64_t i) { return exact(a[i], scalar ? b[7] : b[i]); }, direct != 0);
                 long bad = 0;
                 for (size_t i = 0; i < a.size(); ++i) bad += !same_bits(d[i], exact(a[i], scalar ? b[7] : b[i]));
-                CHECK(bad == 0, "fast binary op %d scalar %d mode %d: %ld lanes differ", int(op), scalar, int(om), bad);
+                CHECK(bad == 0, "fast binary op %d scalar %d direct %d mode %d: %ld lanes differ", int(op), scalar,
+                      direct, int(om), bad);
             }
     // in place: dst is src0
     std::vector<float> inplace = a;
@@ -704,6 +707,22 @@ static void test_fast_paths() {
     fast::fill16(w16.data(), 0xbeefu, 1002);
     CHECK(std::count(w32.begin(), w32.end(), 0xdeadbeefu) == 1000 && w32[1000] == 1, "fill32");
     CHECK(std::count(w16.begin(), w16.end(), uint16_t(0xbeef)) == 1002 && w16[1002] == 1, "fill16");
+
+    // Bitmap::all and count_unset (fast::all_ones / zero_bits over whole words) against bit-by-bit loops
+    long bitmap_bad = 0;
+    for (int trial = 0; trial < 2000; ++trial) {
+        Bitmap bm;
+        bm.init(700 + g() % 900, false);
+        for (int k = 0; k < 6; ++k) {
+            size_t lo = g() % bm.n, hi = lo + g() % 400;
+            bm.set(lo, hi);
+        }
+        size_t lo = g() % bm.n, hi = lo + g() % (bm.n - lo + 1);
+        size_t unset = 0;
+        for (size_t i = lo; i < hi; ++i) unset += !bm.get(i);
+        bitmap_bad += bm.count_unset(lo, hi) != unset || bm.all(lo, hi) != (unset == 0);
+    }
+    CHECK(bitmap_bad == 0, "Bitmap count_unset/all differ from a bit loop in %ld cases", bitmap_bad);
 }
 
 int main(int argc, char** argv) {

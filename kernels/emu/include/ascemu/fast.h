@@ -11,13 +11,16 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(ASCEMU_NO_CLONES)
 #define ASCEMU_CLONES                                                                                     \
     __attribute__((target_clones("avx512f", "avx2", "default"),                                          \
                    optimize("O2", "tree-vectorize", "vect-cost-model=dynamic", "fp-contract=off"), unused))
+#define ASCEMU_POPCNT_CLONES __attribute__((target_clones("popcnt", "default"), unused))
 #else
 #define ASCEMU_CLONES __attribute__((unused))
+#define ASCEMU_POPCNT_CLONES __attribute__((unused))
 #endif
 
 namespace ascemu::fast {
@@ -136,6 +139,13 @@ static ASCEMU_CLONES bool all_ones(const uint64_t* w, int64_t n) {
     return acc == ~0ull;
 }
 
+// Zero bits in w[0, n): a written-bitmap's unwritten bytes (the x86-64 baseline has no popcnt instruction).
+static ASCEMU_POPCNT_CLONES int64_t zero_bits(const uint64_t* w, int64_t n) {
+    int64_t c = 0;
+    for (int64_t i = 0; i < n; ++i) c += 64 - __builtin_popcountll(w[i]);
+    return c;
+}
+
 // Duplicate of a 2- or 4-byte pattern.
 static ASCEMU_CLONES void fill32(uint32_t* d, uint32_t v, int64_t n) {
     for (int64_t i = 0; i < n; ++i) d[i] = v;
@@ -144,17 +154,26 @@ static ASCEMU_CLONES void fill16(uint16_t* d, uint16_t v, int64_t n) {
     for (int64_t i = 0; i < n; ++i) d[i] = v;
 }
 
+// Whether n floats at d overlap none of the sources (each n floats long).
+inline bool disjoint(const float* d, int64_t n, std::initializer_list<const float*> srcs) {
+    for (const float* s : srcs)
+        if (d < s + n && s < d + n) return false;
+    return true;
+}
+
 // d[i] = op(i) over n lanes, chunk by chunk through `fast(t, i0, k)` (returns whether a lane needs the exact
-// path); only the non-finite lanes are redone with exact(i).  A chunk is read before it is written.
+// path); only the non-finite lanes are redone with exact(i), which reads the sources.  Unless d overlaps no
+// source (`direct`), a chunk goes through a stack buffer: the sources stay intact until the chunk is done.
 template <class Fast, class Exact>
-inline void map_f32(float* d, int64_t n, Fast fast, Exact exact) {
-    float t[kChunk];
+inline void map_f32(float* d, int64_t n, Fast fast, Exact exact, bool direct = false) {
+    float buf[kChunk];
     for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
         const int k = (int)std::min<int64_t>(kChunk, n - i0);
+        float* t = direct ? d + i0 : buf;
         if (fast(t, i0, k))
             for (int j = 0; j < k; ++j)
                 if (non_finite(t[j])) t[j] = exact(i0 + j);
-        std::memcpy(d + i0, t, (size_t)k * sizeof(float));
+        if (!direct) std::memcpy(d + i0, t, (size_t)k * sizeof(float));
     }
 }
 

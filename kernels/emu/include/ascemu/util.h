@@ -62,14 +62,12 @@ struct Bitmap {
     bool get(size_t i) const { return i < n && ((w[i >> 6] >> (i & 63)) & 1); }
     size_t count_unset(size_t lo, size_t hi) const {
         if (hi > n) hi = n;
-        size_t c = 0;
-        for (size_t i = lo; i < hi;) {
-            if ((i & 63) == 0 && i + 64 <= hi) {  // a full word (a written output) costs no popcount
-                if (w[i >> 6] != ~0ull) c += 64 - __builtin_popcountll(w[i >> 6]);
-                i += 64;
-            }
-            else { c += !get(i); ++i; }
-        }
+        if (lo >= hi) return 0;
+        size_t c = 0, i = lo;
+        for (; i < hi && (i & 63); ++i) c += !get(i);
+        const size_t words = (hi - i) / 64;
+        c += (size_t)fast::zero_bits(&w[i >> 6], (int64_t)words);
+        for (i += words * 64; i < hi; ++i) c += !get(i);
         return c;
     }
 };

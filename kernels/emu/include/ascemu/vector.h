@@ -162,7 +162,7 @@ inline void unary_count(Core* c, const char* api, const AscendC::LocalTensor<D>&
     D* dp = (D*)d;
     if constexpr (std::is_same_v<D, float> && std::is_same_v<S, float> && !std::is_null_pointer_v<Fast>)
         fast::map_f32(dp, count, [&](float* t, int64_t i0, int k) { return fast_op(t, sp + i0, k); },
-                      [&](int64_t i) { return f(sp[i]); });
+                      [&](int64_t i) { return f(sp[i]); }, fast::disjoint(dp, count, {sp}));
     else
         for (int64_t i = 0; i < count; ++i) dp[i] = f(sp[i]);
     trace_vec(c, api, dtype_name_v<S>, dtype_name_v<D>, count, repeats_for(count, std::max(sizeof(D), sizeof(S))));
@@ -184,7 +184,7 @@ inline void binary_count(Core* c, const char* api, const AscendC::LocalTensor<T>
     T* d = (T*)pd;
     if constexpr (std::is_same_v<T, float> && !std::is_null_pointer_v<Fast>)
         fast::map_f32(d, count, [&](float* t, int64_t i0, int k) { return fast_op(t, x + i0, y + i0, k); },
-                      [&](int64_t i) { return f(x[i], y[i]); });
+                      [&](int64_t i) { return f(x[i], y[i]); }, fast::disjoint(d, count, {x, y}));
     else
         for (int64_t i = 0; i < count; ++i) d[i] = f(x[i], y[i]);
     trace_vec(c, api, dtype_name_v<T>, dtype_name_v<T>, count, repeats_for(count, sizeof(T)));
