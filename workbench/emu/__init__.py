@@ -51,7 +51,7 @@ class KernelRun:
     diagnostics: tuple[Diagnostic, ...]
     trace: dict[str, Any]
     build: Built
-    wall_s: float  # the child process
+    wall_s: float  # the emulator process's part: a reused worker's request to report, or a one-shot child
     kernel_s: float  # the emulated launch inside the child
     total_s: float  # arrays in, the child, outputs back
     stderr: str = field(repr=False, default="")

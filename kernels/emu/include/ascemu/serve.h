@@ -9,6 +9,7 @@
 #include <elf.h>
 #include <link.h>
 
+#include <span>
 #include <string_view>
 
 #include "ascemu/launch.h"
@@ -19,14 +20,32 @@ class KernelStatics {
   public:
     // false when the binary has no symbol table (stripped): the caller must not reuse the process
     bool take() {
-        std::vector<uint8_t> elf;
-        {
-            FILE* f = std::fopen("/proc/self/exe", "rb");
-            if (!f) return false;
-            uint8_t buf[1 << 16];
-            for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) elf.insert(elf.end(), buf, buf + n);
-            std::fclose(f);
-        }
+        // mapped, not read: only the headers and the symbol table are touched (the debug info is most of the file)
+        int fd = ::open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return false;
+        struct stat st{};
+        void* m = ::fstat(fd, &st) == 0 && st.st_size > 0
+                      ? ::mmap(nullptr, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
+                      : MAP_FAILED;
+        ::close(fd);
+        if (m == MAP_FAILED) return false;
+        const bool ok = take_from({(const uint8_t*)m, (size_t)st.st_size});
+        ::munmap(m, (size_t)st.st_size);
+        return ok;
+    }
+    void restore() const {
+        for (auto& o : objs_) std::memcpy(o.p, o.init.data(), o.init.size());
+    }
+    size_t count() const { return objs_.size(); }
+
+  private:
+    struct Obj {
+        uint8_t* p;
+        std::vector<uint8_t> init;
+    };
+    std::vector<Obj> objs_;
+
+    bool take_from(std::span<const uint8_t> elf) {
         if (elf.size() < sizeof(Elf64_Ehdr) || std::memcmp(elf.data(), ELFMAG, SELFMAG) != 0) return false;
         auto* eh = (const Elf64_Ehdr*)elf.data();
         if (eh->e_shoff == 0 || eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > elf.size()) return false;
@@ -35,7 +54,7 @@ class KernelStatics {
         const uintptr_t bias = load_bias();
         bool found = false;
         for (int s = 0; s < eh->e_shnum; ++s) {
-            if (sh[s].sh_type != SHT_SYMTAB) continue;
+            if (sh[s].sh_type != SHT_SYMTAB || sh[s].sh_offset + sh[s].sh_size > elf.size()) continue;
             found = true;
             auto* syms = (const Elf64_Sym*)(elf.data() + sh[s].sh_offset);
             const char* names = (const char*)elf.data() + sh[sh[s].sh_link].sh_offset;
@@ -52,17 +71,6 @@ class KernelStatics {
         }
         return found;
     }
-    void restore() const {
-        for (auto& o : objs_) std::memcpy(o.p, o.init.data(), o.init.size());
-    }
-    size_t count() const { return objs_.size(); }
-
-  private:
-    struct Obj {
-        uint8_t* p;
-        std::vector<uint8_t> init;
-    };
-    std::vector<Obj> objs_;
 
     static uintptr_t load_bias() {
         uintptr_t bias = 0;
