@@ -6,7 +6,8 @@
 //            midpoint rounds as glibc's exp (< 1 ulp from the truth) does (spec §4.2 "glibc double result").
 // The loops are compiled for AVX-512, AVX2 and the x86-64 baseline and picked at load time (target_clones), so
 // a cached binary still runs on an older CPU; they vectorise whatever -O the kernel is built with, and never
-// contract a*b+c into an FMA, so every clone gives the same bits.
+// contract a*b+c into an FMA, so every clone gives the same bits (exp may: only its kept lanes count, and
+// those are the correctly rounded value whichever way the double was computed).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -17,9 +18,14 @@
 #define ASCEMU_CLONES                                                                                     \
     __attribute__((target_clones("avx512f", "avx2", "default"),                                          \
                    optimize("O2", "tree-vectorize", "vect-cost-model=dynamic", "fp-contract=off"), unused))
+// exp's kept lanes are its correctly rounded value however the double is evaluated: it may use FMA
+#define ASCEMU_FMA_CLONES                                                                                 \
+    __attribute__((target_clones("avx512f", "arch=haswell", "default"),                                  \
+                   optimize("O2", "tree-vectorize", "vect-cost-model=dynamic", "fp-contract=fast"), unused))
 #define ASCEMU_POPCNT_CLONES __attribute__((target_clones("popcnt", "default"), unused))
 #else
 #define ASCEMU_CLONES __attribute__((unused))
+#define ASCEMU_FMA_CLONES __attribute__((unused))
 #define ASCEMU_POPCNT_CLONES __attribute__((unused))
 #endif
 
@@ -65,7 +71,7 @@ static ASCEMU_CLONES bool bin_f32(Bin op, float* t, const float* a, const float*
 // exp: k = round(x * 4/ln2), r = x - k*ln2/4 (Cody-Waite: k*LN2_4_HI is exact for |k| < 2^11),
 // exp(x) = 2^(k>>2) * 2^((k&3)/4) * P7(r) with |r| <= ln2/8: Taylor truncation 0.0867^8/8! < 2^-43.
 // x outside [-87, 88] (subnormal, overflowing or NaN results) is left to the exact path.
-static ASCEMU_CLONES bool exp_f32(float* t, const float* src, int n) {
+static ASCEMU_FMA_CLONES bool exp_f32(float* t, const float* src, int n) {
     constexpr double kShift = 0x1.8p52, kInvLn2x4 = 0x1.71547652b82fep+2;
     constexpr double kLn2x4Hi = 0x1.62e42fefa3800p-3, kLn2x4Lo = 0x1.ef35793c76730p-47;
     constexpr double kRoot2[4] = {1.0, 0x1.306fe0a31b715p+0, 0x1.6a09e667f3bcdp+0, 0x1.ae89f995ad3adp+0};
