@@ -261,6 +261,7 @@ inline int serve(const Overrides& ov, void (*fn)(P...)) {
     KernelStatics statics;
     if (!statics.take()) usage_fail("--serve needs the binary's symbol table (it was stripped)");
     g_keep_gm_maps = true;
+    const int64_t kernel_type = rt().kernel_type;
     // Freed launch memory (written-bitmaps, race logs, traces) stays in the heap for the next launch instead of
     // going back to the kernel and faulting in again: large blocks up to glibc's limit, and no trimming.
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
@@ -272,7 +273,7 @@ inline int serve(const Overrides& ov, void (*fn)(P...)) {
         std::string path = buf;
         while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
         if (path.empty()) continue;
-        if (!first) serve_reset();
+        if (!first) serve_reset(kernel_type);
         statics.restore();
         bool exit_note = false;
         int rc = run_launch_file(path, ov, fn, exit_note);

@@ -96,15 +96,6 @@ inline bool madv_populate_ok() {
     return ok;
 }
 
-// A GM buffer whose memory is a mapping of the file `path` (launch-file key "gm_file"; the Python launcher's
-// zero-copy path).  The file is grown to cover the whole allocation if it is shorter.
-//  shared:  MAP_SHARED.  Every store lands in the file, so the file IS the buffer's final content (outputs need no
-//           copy at the end, and hold the data at the moment of a crash too).
-//  private: MAP_PRIVATE (copy-on-write).  The file is never modified; only useful with `preloaded` (the file holds
-//           the input bytes).
-// Either way the page tables are populated up front (tmpfs pages: no fault per page during the run; writable for
-// a shared mapping, as tmpfs needs no write notification), on two threads for big buffers.
-// `preloaded` leading usable bytes are the file's content; the rest get fill/poison as in gm_alloc.
 // A reused process (serve.h) keeps each GM file mapped from one launch to the next while the file stays the same
 // (device, inode, length): the pages and their page-table entries are then already in place.
 struct GmFileMap {
@@ -135,6 +126,15 @@ inline void gm_release_unused_files() {
     }
 }
 
+// A GM buffer whose memory is a mapping of the file `path` (launch-file key "gm_file"; the Python launcher's
+// zero-copy path).  The file is grown to cover the whole allocation if it is shorter.
+//  shared:  MAP_SHARED.  Every store lands in the file, so the file IS the buffer's final content (outputs need no
+//           copy at the end, and hold the data at the moment of a crash too).
+//  private: MAP_PRIVATE (copy-on-write).  The file is never modified; only useful with `preloaded` (the file holds
+//           the input bytes).
+// Either way the page tables are populated up front (tmpfs pages: no fault per page during the run; writable for
+// a shared mapping, as tmpfs needs no write notification), on two threads for big buffers.
+// `preloaded` leading usable bytes are the file's content; the rest get fill/poison as in gm_alloc.
 inline GmBuf* gm_map_file(const std::string& path, bool shared, size_t bytes, const std::string& name, Role role,
                           int fill, bool exact, size_t preloaded) {
     size_t alloc = gm_alloc_size(bytes, exact);
@@ -510,7 +510,7 @@ inline int launch(int block_dim, const std::function<void()>& body) {
             c->state = CState::Done;
             R.running--;
             dispatch_locked();
-            lk.unlock();
+            if (lk.owns_lock()) lk.unlock();
             drop_altstack(altstack);
         });
     }

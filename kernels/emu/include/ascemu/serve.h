@@ -99,13 +99,15 @@ class KernelStatics {
     }
 };
 
-// The emulator state a launch leaves behind, dropped before the next one.
-inline void serve_reset() {
+// The emulator state a launch leaves behind, dropped before the next one.  `kernel_type` is what static
+// initialisation registered (a namespace-scope KERNEL_TASK_TYPE_DEFAULT), as a fresh process would have it.
+inline void serve_reset(int64_t kernel_type) {
     Runtime* old = rt_slot();
     for (auto& b : old->gm)
         if (!gm_mappings().count(b->base)) std::free(b->base);
     gm_release_unused_files();
     rt_slot() = new Runtime();
+    rt().kernel_type = kernel_type;
     delete old;
     AscendC::ascemu_sys_ws() = nullptr;
     t_core = nullptr;
