@@ -405,6 +405,7 @@ inline void launch_end_checks() {
     for (auto& b : R.gm)
         if (b->role == Role::Output) {
             size_t u = b->written.count_unset(0, b->bytes);
+            b->unwritten = (int64_t)u;
             if (u) diag_launch("OUTPUT_UNWRITTEN", Sev::Info,
                                strf("%zu of %zu bytes of output '%s' were never written by the kernel", u, b->bytes,
                                     b->name.c_str()),

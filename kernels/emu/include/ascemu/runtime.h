@@ -110,6 +110,7 @@ struct GmBuf {
     Role role = Role::Other;
     bool prefilled = false;  // input, or fill given: reads are never "uninitialised"
     Bitmap written;          // bytes written by the kernel
+    int64_t unwritten = -1;  // of the usable bytes, once the launch has ended (an output's count, computed once)
     int arg_index = -1;
     std::string out_file;
 };
@@ -241,6 +242,7 @@ struct Core {
     // atomics (§4.8)
     const char* atomic_type = nullptr;
     void (*atomic_fn)(uint8_t* gm, const uint8_t* ub, size_t bytes, OverflowMode) = nullptr;
+    bool lower_done = false;  // mode ordered: every lower core has finished (Done is final), no turn to wait for
     SL atomic_loc{};
     // DeqScale (§4.6)
     bool deq_set = false;
@@ -612,15 +614,18 @@ inline void block_current(std::unique_lock<std::mutex>& lk, Core* c, CState st) 
 // released from a GM poll may run ahead of its serial turn (kernels/emu/README.md).
 inline void atomic_turn(Core* c) {
     Runtime& R = rt();
-    if (!R.ordered_atomics) return;
+    if (!R.ordered_atomics || c->lower_done) return;
     std::unique_lock<std::mutex> lk(R.sm);
+    bool all_done = true;
     for (int j = 0; j < c->idx; ++j) {
         const CState st = R.cores[j]->state;
         if (st == CState::Ready || st == CState::Running || st == CState::Turn) {
             block_current(lk, c, CState::Turn);
             return;
         }
+        all_done &= st == CState::Done;
     }
+    c->lower_done = all_done;
 }
 
 // GM write by the current core: wakes cores waiting on an overlapping range.
@@ -984,7 +989,7 @@ inline std::string report_json(int exit_code) {
     f = true;
     for (auto& b : R.gm)
         if (b->role == Role::Output && b->arg_index >= 0) {
-            size_t u = b->written.count_unset(0, b->bytes);
+            size_t u = b->unwritten >= 0 ? (size_t)b->unwritten : b->written.count_unset(0, b->bytes);
             if (!f) o += ',';
             f = false;
             o += "\"" + std::to_string(b->arg_index) + "\":" + std::to_string(u);

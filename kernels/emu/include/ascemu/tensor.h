@@ -124,8 +124,20 @@ inline void pipe_ub(Core* c, uint32_t lo, uint32_t hi, bool rd, bool wr, const S
         }
     }
     if (!wr) return;
-    // replace [i, j) by: left remainder, the new tag, right remainder; merge equal-tag neighbours
     PipeTag nt{lo, hi, s.vc[q][q], (uint8_t)q, 0, loc.line(), loc.file_name(), c->last_api};
+    // Inside one tag of the same pipe and epoch (an in-place op, a row of a tile): the split and merge below
+    // would rebuild that tag, taking this call as its writer when it starts at lo.  Adjacent tags never share
+    // (pipe, epoch), as every change merges them, so nothing else would change.
+    if (j == i + 1 && T[i].lo <= lo && hi <= T[i].hi && T[i].pipe == q && T[i].epoch == nt.epoch) {
+        if (T[i].lo == lo) {
+            T[i].reported = 0;
+            T[i].line = nt.line;
+            T[i].file = nt.file;
+            T[i].api = nt.api;
+        }
+        return;
+    }
+    // replace [i, j) by: left remainder, the new tag, right remainder; merge equal-tag neighbours
     PipeTag buf[3];
     int n = 0;
     if (i < j && T[i].lo < lo) { buf[n] = T[i]; buf[n].hi = lo; ++n; }
