@@ -7,6 +7,7 @@ import ctypes
 import json
 import os
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,8 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parent / "emu"))
+from emu_helpers import user_kernel
+
 import workbench.emu.scratch as L
-from workbench.emu import POISON, In, Kernel, Out, load
+from workbench.emu import POISON, In, Kernel, Out
 
 PROBE = r"""
 #include "kernel_operator.h"
@@ -44,19 +48,8 @@ class ProbeTiling(ctypes.Structure):
 
 @pytest.fixture(scope="module")
 def probe(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
-    d = tmp_path_factory.mktemp("probe")
-    cache = d / "cache"
-    src = d / "probe.cpp"
-    src.write_text(PROBE)
-    old = os.environ.get("WORKBENCH_CACHE")
-    os.environ["WORKBENCH_CACHE"] = str(cache)
-    kernel = load(src, entry="probe", platform="Ascend310P3", opt="-O1")
-    kernel.built()
-    yield kernel
-    if old is None:
-        del os.environ["WORKBENCH_CACHE"]
-    else:
-        os.environ["WORKBENCH_CACHE"] = old
+    with user_kernel(tmp_path_factory.mktemp("probe"), PROBE, "probe", "Ascend310P3") as kernel:
+        yield kernel
 
 
 def test_outputs_come_back_and_inputs_stay(probe: Kernel) -> None:

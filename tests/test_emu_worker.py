@@ -7,13 +7,17 @@ import ctypes
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from workbench.emu import Kernel, load, worker
+sys.path.insert(0, str(Path(__file__).resolve().parent / "emu"))
+from emu_helpers import user_kernel
+
+from workbench.emu import Kernel, worker
 
 STATICS = r"""
 #include <unistd.h>
@@ -59,18 +63,8 @@ class StaticsTiling(ctypes.Structure):
 
 @pytest.fixture(scope="module")
 def statics(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
-    d = tmp_path_factory.mktemp("statics")
-    src = d / "statics.cpp"
-    src.write_text(STATICS)
-    old = os.environ.get("WORKBENCH_CACHE")
-    os.environ["WORKBENCH_CACHE"] = str(d / "cache")
-    kernel = load(src, entry="statics", platform="Ascend910B1", opt="-O1")
-    kernel.built()
-    yield kernel
-    if old is None:
-        del os.environ["WORKBENCH_CACHE"]
-    else:
-        os.environ["WORKBENCH_CACHE"] = old
+    with user_kernel(tmp_path_factory.mktemp("statics"), STATICS, "statics", "Ascend910B1") as kernel:
+        yield kernel
 
 
 def launch(kernel: Kernel, mode: int = 0, timeout_s: float = 60.0) -> tuple[list[int], int, list[str]]:

@@ -8,20 +8,49 @@ Every launch runs in a subprocess (hard timeout), so a crashing kernel never tak
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import re
 import struct
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from workbench.emu import Kernel
 
 REPO = Path(__file__).resolve().parents[2]
 INCLUDE = REPO / "kernels" / "emu" / "include"
 DRIVER = REPO / "kernels" / "emu" / "driver" / "main.cpp"
 EMU_DIR = REPO / "tests" / "emu"
+
+
+@contextlib.contextmanager
+def user_kernel(directory: Path, source: str, entry: str, platform: str) -> Iterator[Kernel]:
+    """`source` built as a user's own kernel (workbench.emu.load, -O1) in a build cache of its own under
+    `directory`; the previous WORKBENCH_CACHE is restored afterwards."""
+    from workbench.emu import load
+
+    src = directory / f"{entry}.cpp"
+    src.write_text(source)
+    old = os.environ.get("WORKBENCH_CACHE")
+    os.environ["WORKBENCH_CACHE"] = str(directory / "cache")
+    try:
+        kernel = load(src, entry=entry, platform=platform, opt="-O1")
+        kernel.built()
+        yield kernel
+    finally:
+        if old is None:
+            del os.environ["WORKBENCH_CACHE"]
+        else:
+            os.environ["WORKBENCH_CACHE"] = old
+
 
 EXIT_CLEAN, EXIT_ERRORS, EXIT_FATAL, EXIT_DEADLOCK, EXIT_CRASH, EXIT_HARNESS = 0, 1, 2, 3, 4, 5
 
