@@ -319,27 +319,68 @@ inline void install_crash_handlers() {
     sigemptyset(&sa.sa_mask);
     for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(s, &sa, nullptr);
 }
-constexpr size_t kAltStack = 256 * 1024;
-// The calling thread's signal stack (crash reports run on it), unless it has one; returns a new one's memory.
-inline void* setup_altstack() {
+// The calling thread's signal stack (crash reports run on it), unless it has one.
+inline void setup_altstack() {
     stack_t cur{};
-    if (sigaltstack(nullptr, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) return nullptr;
-    void* mem = mmap(nullptr, kAltStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED) return nullptr;
+    if (sigaltstack(nullptr, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) return;
+    const size_t sz = 256 * 1024;
+    void* mem = mmap(nullptr, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) return;
     stack_t ss{};
     ss.ss_sp = mem;
-    ss.ss_size = kAltStack;
+    ss.ss_size = sz;
     ss.ss_flags = 0;
     sigaltstack(&ss, nullptr);
-    return mem;
 }
-inline void drop_altstack(void* mem) {
-    if (!mem) return;
-    stack_t off{};
-    off.ss_flags = SS_DISABLE;
-    sigaltstack(&off, nullptr);
-    ::munmap(mem, kAltStack);
-}
+
+// The threads the cores run on, kept from one launch to the next: a reused process (serve.h) does not create
+// and tear down one thread per core per launch.  Never destroyed: blocked pool threads end with the process.
+class CoreThreads {
+  public:
+    static CoreThreads& get() {
+        static auto* p = new CoreThreads();
+        return *p;
+    }
+    // job(i) for i in [0, n), each on its own thread; wait() returns once all have returned.
+    void start(int n, const std::function<void(int)>& job) {
+        std::lock_guard<std::mutex> g(m_);
+        job_ = &job;
+        n_ = n;
+        finished_ = 0;
+        ++gen_;
+        while ((int)threads_.size() < n) {
+            const int idx = (int)threads_.size();
+            threads_.emplace_back([this, idx] { loop(idx); });
+        }
+        go_.notify_all();
+    }
+    void wait() {
+        std::unique_lock<std::mutex> lk(m_);
+        done_.wait(lk, [this] { return finished_ == n_; });
+    }
+
+  private:
+    void loop(int idx) {
+        setup_altstack();
+        uint64_t seen = 0;
+        for (;;) {
+            std::unique_lock<std::mutex> lk(m_);
+            go_.wait(lk, [&] { return gen_ != seen && idx < n_; });
+            seen = gen_;
+            const std::function<void(int)>* job = job_;
+            lk.unlock();
+            (*job)(idx);
+            lk.lock();
+            if (++finished_ == n_) done_.notify_all();
+        }
+    }
+    std::mutex m_;
+    std::condition_variable go_, done_;
+    std::vector<std::thread> threads_;
+    const std::function<void(int)>* job_ = nullptr;
+    uint64_t gen_ = 0;
+    int n_ = 0, finished_ = 0;
+};
 
 // ------------------------------------------------------------------------------------------------ end checks
 inline void core_end_checks(Core* c) {
@@ -482,39 +523,34 @@ inline int launch(int block_dim, const std::function<void()>& body) {
     R.all_done = false;
     R.launched = true;
     R.t0 = std::chrono::steady_clock::now();
-    std::vector<std::thread> th;
-    th.reserve(block_dim);
-    for (int i = 0; i < block_dim; ++i) {
-        th.emplace_back([i, &body]() {
-            Runtime& R = rt();
-            void* altstack = setup_altstack();
-            Core* c = R.cores[i].get();
-            t_core = c;
-            {
-                std::unique_lock<std::mutex> lk(R.sm);
-                wait_running(lk, c);
-            }
-            body();
-            core_end_checks(c);
+    const std::function<void(int)> run_core = [&body](int i) {
+        Runtime& R = rt();
+        Core* c = R.cores[i].get();
+        t_core = c;
+        {
             std::unique_lock<std::mutex> lk(R.sm);
-            // a barrier still waiting on this core can never complete
-            for (auto& o : R.cores)
-                if (o->state == CState::Barrier && o->barrier_n > c->idx) {
-                    std::string det = "{\"exited_core\":" + std::to_string(c->idx) + ",\"cores\":" + core_states_json() + "}";
-                    c->state = CState::Done;
-                    lk.unlock();
-                    diag("DEADLOCK", Sev::Fatal, o->last_loc,
-                         strf("core %d waits at a barrier over %d cores but core %d has exited", o->idx, o->barrier_n,
-                              c->idx),
-                         det);
-                }
-            c->state = CState::Done;
-            R.running--;
-            dispatch_locked();
-            if (lk.owns_lock()) lk.unlock();
-            drop_altstack(altstack);
-        });
-    }
+            wait_running(lk, c);
+        }
+        body();
+        core_end_checks(c);
+        std::unique_lock<std::mutex> lk(R.sm);
+        // a barrier still waiting on this core can never complete
+        for (auto& o : R.cores)
+            if (o->state == CState::Barrier && o->barrier_n > c->idx) {
+                std::string det = "{\"exited_core\":" + std::to_string(c->idx) + ",\"cores\":" + core_states_json() + "}";
+                c->state = CState::Done;
+                lk.unlock();
+                diag("DEADLOCK", Sev::Fatal, o->last_loc,
+                     strf("core %d waits at a barrier over %d cores but core %d has exited", o->idx, o->barrier_n,
+                          c->idx),
+                     det);
+            }
+        c->state = CState::Done;
+        R.running--;
+        dispatch_locked();
+        t_core = nullptr;
+    };
+    CoreThreads::get().start(block_dim, run_core);
     {
         std::unique_lock<std::mutex> lk(R.sm);
         dispatch_locked();
@@ -533,7 +569,7 @@ inline int launch(int block_dim, const std::function<void()>& body) {
             }
         }
     }
-    for (auto& t : th) t.join();
+    CoreThreads::get().wait();
     R.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - R.t0).count();
     launch_end_checks();
     return R.any_error ? 1 : 0;
