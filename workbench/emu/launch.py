@@ -10,7 +10,6 @@ copy out (pread straight into the caller's array).
 from __future__ import annotations
 
 import atexit
-import dataclasses
 import json
 import os
 import selectors
@@ -26,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from . import worker
-from .scratch import Scratch, acquire, gm_file_size, read_all, release, write_all
+from .scratch import acquire, gm_file_size, read_all, release, write_all
 
 DIAG_PREFIX = "ASCEMU_DIAG "
 POISON = -1
@@ -114,91 +113,73 @@ def run_launch(
     t0 = time.perf_counter()
     sc = acquire()
     try:
-        out = _run(sc, binary, platform, soc, block_dim, args, tiling, tiling_key, timeout_s, options)
+        d = sc.dir
+        report_path, done_path = d / "report.json", d / "done"
+        for stale in (report_path, done_path):  # left by the previous launch in this directory
+            stale.unlink(missing_ok=True)
+        entries: list[dict[str, Any]] = []
+        fds: list[int] = []
+        for i, a in enumerate(args):
+            nbytes = int(a.array.nbytes)
+            fd, path = sc.gm(i, gm_file_size(nbytes))
+            fds.append(fd)
+            entry: dict[str, Any] = {"kind": "gm", "bytes": nbytes, "role": a.role, "gm_file": path}
+            if a.fill is None:
+                write_all(fd, a.array)
+                entry["preloaded"] = True
+                entry["gm_map"] = "shared" if a.writes_back else "private"
+            else:
+                entry["gm_map"] = "shared"
+                if a.fill != POISON:
+                    entry["fill"] = int(a.fill)
+            entries.append(entry)
+        sc.trim(len(args))  # slots a previous, longer launch used
+        (d / "tiling.bin").write_bytes(tiling)
+        entries.append({"kind": "bytes", "in_file": str(d / "tiling.bin")})
+        launch = {
+            "platform": platform,
+            "soc": soc,
+            "block_dim": int(block_dim),
+            "tiling_key": int(tiling_key),
+            "mode": "serial",
+            "seed": 0,
+            "strict": False,
+            "timeout_s": timeout_s,
+            **(options or {}),
+            "report_path": str(report_path),
+            "done_file": str(done_path),
+            "exit_note": True,
+            "args": entries,
+        }
+        (d / "launch.json").write_text(json.dumps(launch))
+        t0 = time.perf_counter()
+        code, stderr = _run_child(binary, d / "launch.json", float(launch["timeout_s"]) + 15)
+        wall = time.perf_counter() - t0
+        report = _read_report(report_path)
+        diags = [Diagnostic.from_json(x) for x in report.get("diagnostics", [])]
+        diags += _stderr_diagnostics(stderr, known=diags)
+        if code < 0:  # killed by a signal the emulator could not catch
+            name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+            diags.append(Diagnostic("CRASH", "fatal", -1, "", "", 0, f"kernel process killed by {name}"))
+        if done_path.exists():  # the child settled its outputs (also after a fault); else leave the arrays alone
+            for a, fd in zip(args, fds, strict=True):
+                if a.writes_back:
+                    read_all(fd, a.array)  # in place, like device memory
+        exit_code = int(report.get("exit_code", code if code >= 0 else 4))
+        return LaunchOutcome(
+            exit_code,
+            tuple(diags),
+            dict(report.get("trace") or {}),
+            wall,
+            float(report.get("wall_time_s", wall)),
+            stderr,
+            time.perf_counter() - t0,
+        )
     finally:
         release(sc)
-    return dataclasses.replace(out, total_s=time.perf_counter() - t0)
-
-
-def _run(
-    sc: Scratch,
-    binary: Path,
-    platform: str,
-    soc: str,
-    block_dim: int,
-    args: Sequence[Arg],
-    tiling: bytes,
-    tiling_key: int,
-    timeout_s: float,
-    options: dict[str, Any] | None,
-) -> LaunchOutcome:
-    d = sc.dir
-    report_path, done_path = d / "report.json", d / "done"
-    for stale in (report_path, done_path):  # left by the previous launch in this directory
-        stale.unlink(missing_ok=True)
-    entries: list[dict[str, Any]] = []
-    fds: list[int] = []
-    for i, a in enumerate(args):
-        nbytes = int(a.array.nbytes)
-        fd, path = sc.gm(i, gm_file_size(nbytes))
-        fds.append(fd)
-        entry: dict[str, Any] = {"kind": "gm", "bytes": nbytes, "role": a.role, "gm_file": path}
-        if a.fill is None:
-            write_all(fd, a.array)
-            entry["preloaded"] = True
-            entry["gm_map"] = "shared" if a.writes_back else "private"
-        else:
-            entry["gm_map"] = "shared"
-            if a.fill != POISON:
-                entry["fill"] = int(a.fill)
-        entries.append(entry)
-    sc.trim(len(args))  # slots a previous, longer launch used
-    (d / "tiling.bin").write_bytes(tiling)
-    entries.append({"kind": "bytes", "in_file": str(d / "tiling.bin")})
-    launch = {
-        "platform": platform,
-        "soc": soc,
-        "block_dim": int(block_dim),
-        "tiling_key": int(tiling_key),
-        "mode": "serial",
-        "seed": 0,
-        "strict": False,
-        "timeout_s": timeout_s,
-        **(options or {}),
-        "report_path": str(report_path),
-        "done_file": str(done_path),
-        "exit_note": True,
-        "args": entries,
-    }
-    (d / "launch.json").write_text(json.dumps(launch))
-    t0 = time.perf_counter()
-    code, stderr = _run_child(binary, d / "launch.json", float(launch["timeout_s"]) + 15)
-    wall = time.perf_counter() - t0
-    report = _read_report(report_path)
-    diags = [Diagnostic.from_json(x) for x in report.get("diagnostics", [])]
-    diags += _stderr_diagnostics(stderr, known=diags)
-    if code < 0:  # killed by a signal the emulator could not catch
-        name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
-        diags.append(Diagnostic("CRASH", "fatal", -1, "", "", 0, f"kernel process killed by {name}"))
-    if done_path.exists():  # the child settled its outputs (also after a fault); else leave the arrays alone
-        for a, fd in zip(args, fds, strict=True):
-            if a.writes_back:
-                read_all(fd, a.array)  # in place, like device memory
-    exit_code = int(report.get("exit_code", code if code >= 0 else 4))
-    return LaunchOutcome(
-        exit_code,
-        tuple(diags),
-        dict(report.get("trace") or {}),
-        wall,
-        float(report.get("wall_time_s", wall)),
-        stderr,
-    )
 
 
 # ------------------------------------------------------------------------------------------------ the child
-EXIT_NOTE = worker.EXIT_NOTE
-
-
 def _run_child(binary: Path, launch_file: Path, timeout_s: float) -> tuple[int, str]:
     w = worker.take(binary) if worker.enabled() else None
     if w is None:
@@ -267,8 +248,8 @@ def _spawn(cmd: list[str], timeout_s: float) -> tuple[int, str]:
         proc.wait()
         return -signal.SIGKILL, stderr
     head, _, last = stderr.rstrip("\n").rpartition("\n")
-    if last.startswith(EXIT_NOTE) and last[len(EXIT_NOTE) :].strip().lstrip("-").isdigit():
-        code = int(last[len(EXIT_NOTE) :])
+    code = worker.exit_note_code(last)
+    if code is not None:
         if proc.poll() is None:
             with _exiting_lock:
                 _exiting.append(proc)

@@ -29,6 +29,12 @@ _MAX_IDLE = 4  # idle workers kept across all binaries (each holds its last laun
 _START_TIMEOUT_S = 30.0
 
 
+def exit_note_code(line: str) -> int | None:
+    """The exit code an "ASCEMU_EXIT <code>" line carries, else None."""
+    rest = line[len(EXIT_NOTE) :].strip() if line.startswith(EXIT_NOTE) else ""
+    return int(rest) if rest.lstrip("-").isdigit() else None
+
+
 def enabled() -> bool:
     return os.environ.get("ASCEMU_REUSE_PROCESS", "1") != "0"
 
@@ -61,8 +67,9 @@ class Worker:
         except OSError:  # died since its last launch
             pass
         note, text, timed_out = self._read_until(EXIT_NOTE, deadline)
-        if note is not None and note[len(EXIT_NOTE) :].strip().lstrip("-").isdigit():
-            return int(note[len(EXIT_NOTE) :]), text
+        code = exit_note_code(note or "")
+        if code is not None:
+            return code, text
         if timed_out:  # the emulator's own watchdog failed: kill and report
             self.stop(kill=True)
             return -signal.SIGKILL, text
@@ -137,6 +144,7 @@ def _own_pool() -> None:
 
 def take(binary: Path) -> Worker | None:
     """An idle worker for `binary`, else a new one; None when the binary cannot serve."""
+    found, dead = None, []
     with _lock:
         _own_pool()
         if binary in _unserveable:
@@ -145,8 +153,13 @@ def take(binary: Path) -> Worker | None:
             if _idle[i].binary == binary:
                 w = _idle.pop(i)
                 if w.alive:
-                    return w
-                w.stop()
+                    found = w
+                    break
+                dead.append(w)
+    for d in dead:
+        d.stop()
+    if found is not None:
+        return found
     w = Worker(binary)
     if not w.ready:
         with _lock:

@@ -18,7 +18,6 @@
 #define ASCEMU_CLONES                                                                                     \
     __attribute__((target_clones("avx512f", "avx2", "default"),                                          \
                    optimize("O2", "tree-vectorize", "vect-cost-model=dynamic", "fp-contract=off"), unused))
-// exp's kept lanes are its correctly rounded value however the double is evaluated: it may use FMA
 #define ASCEMU_FMA_CLONES                                                                                 \
     __attribute__((target_clones("avx512f", "arch=haswell", "default"),                                  \
                    optimize("O2", "tree-vectorize", "vect-cost-model=dynamic", "fp-contract=fast"), unused))
