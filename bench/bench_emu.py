@@ -23,7 +23,7 @@ import time
 import workbench as wb
 from workbench.backends import emu as emu_backend
 from workbench.emu import load, worker
-from workbench.emu.build import ROOT
+from workbench import resources
 
 CASES = [
     ("cast f32->f16 16M", wb.Case("cast", ("float32", "float16"), (1 << 24,)), None),
@@ -68,7 +68,7 @@ def bench_build() -> bool:
     info = case.spec.kernel(case)  # type: ignore[misc]
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["WORKBENCH_CACHE"] = tmp
-        kernel = load(ROOT / info.source, info.entry, case.platform, info.defines)
+        kernel = load(resources.path(info.source), info.entry, case.platform, info.defines)
         cold = kernel.built()
         warm = [kernel.built().seconds for _ in range(20)]
     del os.environ["WORKBENCH_CACHE"]

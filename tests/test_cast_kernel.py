@@ -24,7 +24,7 @@ import pytest
 
 import workbench as wb
 from workbench.emu import POISON, In, Out, load
-from workbench.emu.build import ROOT
+from workbench import resources
 from workbench.ops.cast.tables import PAIRS
 from workbench.ops.cast.tiling import UB_RESERVE
 
@@ -53,7 +53,7 @@ def _kernel(case: wb.Case) -> Any:
     make = case.spec.kernel
     assert make is not None
     info = make(case)
-    return load(ROOT / info.source, info.entry, case.platform, info.defines)
+    return load(resources.path(info.source), info.entry, case.platform, info.defines)
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -16,10 +16,10 @@ import pytest
 
 import workbench as wb
 from workbench.emu import In, Kernel, Out, Workspace, load
-from workbench.emu.build import ROOT
+from workbench import resources
 from workbench.ops.embedding_dense_grad.golden import golden as edg_golden
 
-SOURCE = ROOT / "kernels/embedding_dense_grad/embedding_dense_grad_kernel.cpp"
+SOURCE = resources.path("kernels/embedding_dense_grad/embedding_dense_grad_kernel.cpp"
 FMAX = np.finfo(np.float32).max
 # The idx-tile tail and the unaligned covering windows read/write <= 28 B past a tensor (DECISION-EDG-7a).
 PLANNED = {"GM_SLACK_ACCESS", "GM_LOGICAL_OOB", "OUTPUT_UNWRITTEN"}
@@ -28,7 +28,7 @@ PLANNED = {"GM_SLACK_ACCESS", "GM_LOGICAL_OOB", "OUTPUT_UNWRITTEN"}
 def _kernel() -> Kernel:
     """The shipped kernel through the same load() path as workbench.run (built once, cached by content)."""
     info = wb.OPS["embedding_dense_grad"].kernel(case((8, 8), 1))  # type: ignore[misc]
-    return load(ROOT / info.source, info.entry, "Ascend310P3", info.defines)
+    return load(resources.path(info.source), info.entry, "Ascend310P3", info.defines)
 
 
 def case(shape: tuple[int, ...], nw: int, pad: int = -1, scale: bool = False) -> wb.Case:

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from workbench.errors import UnknownName, UnsupportedPlatform
-from workbench.platform import DATA_DIR, PLATFORMS, load_platforms, parse_ini
+from workbench.platform import PLATFORMS, load_platforms, parse_ini
+from workbench.resources import platforms_dir
 
 
 def test_shipped_socs() -> None:
@@ -55,7 +56,7 @@ def test_capabilities_per_architecture() -> None:
 
 
 def test_every_value_line_in_shipped_files_names_a_source() -> None:
-    for path in DATA_DIR.glob("*.ini"):
+    for path in platforms_dir().glob("*.ini"):
         for line in path.read_text().splitlines():
             key = line.split("=")[0].strip()
             if (
@@ -67,7 +68,7 @@ def test_every_value_line_in_shipped_files_names_a_source() -> None:
 
 
 def test_shipped_files_parse_as_plain_ini() -> None:
-    for path in DATA_DIR.glob("*.ini"):
+    for path in platforms_dir().glob("*.ini"):
         cfg = configparser.ConfigParser(inline_comment_prefixes=(";",))
         cfg.read(path)
         assert {"version", "SoCInfo", "AICoreSpec"} <= set(cfg.sections())

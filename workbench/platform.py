@@ -1,6 +1,6 @@
 """SoC platform records read from CANN-format `platform_config/<SoC>.ini` files.
 
-The shipped files live in `data/platforms/`. When `ASCEND_HOME_PATH` points at a CANN install, its own
+The shipped files live in `data/platforms/` (found through `resources.py`, in a checkout or a wheel). When `ASCEND_HOME_PATH` points at a CANN install, its own
 `<arch>-linux/data/platform_config/*.ini` files are read too and take precedence for the same SoC
 name. Keys a real CANN ini does not carry (bandwidth, overflow mode, runtime UB reserve) come from the
 `[Workbench]` section of our files, or else from the architecture defaults below (each with its source).
@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from . import resources
 from .errors import UnknownName, UnsupportedPlatform
-
-DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "platforms"
 
 
 @dataclass(frozen=True)
@@ -205,16 +204,22 @@ def _cann_dirs() -> Iterator[Path]:
 
 def load_platforms(extra_dirs: tuple[Path, ...] = ()) -> dict[str, Platform]:
     """Shipped platforms, then CANN's (ASCEND_HOME_PATH) and any extra dirs; later ones win per SoC."""
+    shipped = resources.platforms_dir()
+    searched = (shipped, *_cann_dirs(), *extra_dirs)
     found: dict[str, Platform] = {}
-    for directory in (DATA_DIR, *_cann_dirs(), *extra_dirs):
+    for directory in searched:
         for path in sorted(directory.glob("*.ini")):
             try:
                 plat = parse_ini(path)
             except UnsupportedPlatform:
-                if directory == DATA_DIR:
+                if directory == shipped:
                     raise
                 continue  # a CANN SoC of an architecture we do not model (e.g. 950) is simply not offered
             found[plat.soc] = plat
+    if not found:
+        raise UnsupportedPlatform(
+            "platform files", ", ".join(map(str, searched)), "CANN-format <SoC>.ini files in one of these folders"
+        )
     return found
 
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import resources
 from ..dtypes import np_dtype
 from ..emu import In, Out, Workspace, load
-from ..emu.build import ROOT
 from ..errors import WorkbenchError
 from ..registry import get_op
 from ..tiling import TilingPlan
@@ -40,7 +40,7 @@ def execute(case: Any, plan: TilingPlan, inputs: Mapping[str, np.ndarray]) -> Ex
             args.append(In(ro))
         else:
             args.append(Out(outputs[name], fill=info.output_fill))
-    kernel = load(ROOT / info.source, info.entry, case.platform, info.defines)
+    kernel = load(resources.path(info.source), info.entry, case.platform, info.defines)
     workspace = Workspace(plan.workspace_bytes, fill=info.workspace_fill)
     run = kernel[plan.block_dim](
         *args, workspace=workspace, tiling=plan.tiling_bytes(), tiling_key=plan.tiling_key, mode=MODE

@@ -21,10 +21,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from .. import resources
 from ..errors import WorkbenchError
 
-ROOT = Path(__file__).resolve().parents[2]
-EMU_DIR = ROOT / "kernels" / "emu"
 PLATFORM_MACRO = {"P310": "ascend310p", "P910B": "ascend910b"}
 
 
@@ -50,7 +49,7 @@ class Variant:
 
     def flags(self) -> list[str]:
         dirs = dict.fromkeys(
-            (EMU_DIR / "include", *self.include_dirs, *(s.parent for s in self.sources))
+            (resources.emu_dir() / "include", *self.include_dirs, *(s.parent for s in self.sources))
         )  # ordered: the key hashes flags
         incs = [f"-I{d}" for d in dirs]
         defs = [f"-D{k}={v}" if v != "" else f"-D{k}" for k, v in self.defines]
@@ -87,7 +86,7 @@ def variant_key(v: Variant, gxx: str) -> str:
     h = hashlib.sha256()
     h.update(_compiler_id(gxx).encode())
     h.update(repr((v.entry, v.platform, v.flags())).encode())
-    dirs = {EMU_DIR, *v.include_dirs, *(s.parent for s in v.sources)}
+    dirs = {resources.emu_dir(), *v.include_dirs, *(s.parent for s in v.sources)}
     for path in sorted(set(_tree_files(dirs)) | set(v.sources)):
         h.update(str(path.name).encode())
         h.update(path.read_bytes())
@@ -134,7 +133,7 @@ def build(v: Variant, driver: Path | None = None) -> Built:
                 "-include",
                 str(first),
                 *map(str, rest),
-                str(driver or EMU_DIR / "driver" / "main.cpp"),
+                str(driver or resources.emu_dir() / "driver" / "main.cpp"),
                 "-o",
                 str(out),
             ]

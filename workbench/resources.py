@@ -1,0 +1,46 @@
+"""The one locator of what ships beside the Python code: `kernels/` (the ops' Ascend C sources and the
+ascemu emulator) and `data/` (platform files).
+
+In a checkout (and an editable install) they are the repository's top-level folders. In a wheel they are
+package data under `workbench/_bundle/`: setup.py copies the two folders there at build time, so the
+repository keeps one layout and the installed package carries everything a run needs.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from .errors import WorkbenchError
+
+BUNDLE = "_bundle"
+_MARKER = Path("kernels", "emu", "include", "kernel_operator.h")
+
+
+@cache
+def root() -> Path:
+    """The folder holding `kernels/` and `data/`: the wheel's bundle first, else the checkout."""
+    package = resources.files("workbench")
+    candidates = [Path(str(package)) / BUNDLE, Path(str(package)).parent]
+    for candidate in candidates:
+        if (candidate / _MARKER).is_file():
+            return candidate
+    raise WorkbenchError(
+        "package data",
+        " or ".join(str(c) for c in candidates),
+        "an install that carries kernels/ and data/ (reinstall the wheel, or `pip install -e .` in a checkout)",
+    )
+
+
+def path(relative: str | Path) -> Path:
+    """A shipped file or folder by its repository-relative path, e.g. `kernels/cast/cast_kernel.cpp`."""
+    return root() / relative
+
+
+def emu_dir() -> Path:
+    return path("kernels/emu")
+
+
+def platforms_dir() -> Path:
+    return path("data/platforms")
