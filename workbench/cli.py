@@ -18,6 +18,7 @@ from .registry import OPS, REQUIRED
 from .render import plan_text, platforms_text, table
 
 EXIT_OK, EXIT_PRECISION, EXIT_INVALID, EXIT_FAULT = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130  # the shell's convention for SIGINT
 
 
 class _Parser(argparse.ArgumentParser):
@@ -181,6 +182,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INVALID
     except BrokenPipeError:  # `workbench ... | head`
         return EXIT_OK
+    except KeyboardInterrupt:  # the launch layer has already stopped its child processes
+        print("workbench: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":
