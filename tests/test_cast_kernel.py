@@ -23,8 +23,8 @@ import numpy as np
 import pytest
 
 import workbench as wb
-from workbench.emu import POISON, In, Out, load
 from workbench import resources
+from workbench.emu import POISON, In, Out, load
 from workbench.ops.cast.tables import PAIRS
 from workbench.ops.cast.tiling import UB_RESERVE
 

@@ -14,7 +14,7 @@ from workbench.ops.cast import SPEC
 from workbench.ops.cast.layout import CastTilingData
 from workbench.ops.cast.tables import CLASS_NAMES, PAIRS, ROUND_MODES, SHORT, precedence_class
 from workbench.ops.cast.tiling import block_elems, bytes_per_elem, ub_former
-from workbench.registry import TensorDesc
+from workbench.opspec import TensorDesc
 
 # cast.md §3.4, copied verbatim: # | pair | key | chain | roundMode | mid | bpe | ubFormer* | BLOCK | moved | vecB
 TABLE_34 = """

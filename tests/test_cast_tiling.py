@@ -14,14 +14,14 @@ from workbench.case import Case
 from workbench.errors import InfeasibleTiling, InvalidInput
 from workbench.ops.cast.layout import CastTilingData
 from workbench.ops.cast.tables import PAIRS
-from workbench.ops.cast.tiling import block_elems, cast_tiling, ub_former
+from workbench.ops.cast.tiling import block_elems, plan, ub_former
 from workbench.tiling import TilingPlan
 
 PAIR_LIST = list(PAIRS)
 
 
 def _plan(src: str, dst: str, n: int | tuple[int, ...]) -> TilingPlan:
-    return cast_tiling(Case("cast", (src, dst), (n,) if isinstance(n, int) else n))
+    return plan(Case("cast", (src, dst), (n,) if isinstance(n, int) else n))
 
 
 def _check_plan(p: TilingPlan, n: int) -> None:
@@ -197,4 +197,4 @@ def test_infeasible_ub_raises():
     case = Case("cast", ("bfloat16", "int64"), (1024,))
     tiny = SimpleNamespace(dtypes=case.dtypes, shape=case.shape, soc=dataclasses.replace(case.soc, ub_size=16384))
     with pytest.raises(InfeasibleTiling, match=r"ubFormer: got 0; allowed: >= 256 elements: bfloat16->int64 needs 52"):
-        cast_tiling(tiny)  # type: ignore[arg-type]
+        plan(tiny)  # type: ignore[arg-type]

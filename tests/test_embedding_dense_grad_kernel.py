@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 import workbench as wb
-from workbench.emu import In, Kernel, Out, Workspace, load
 from workbench import resources
+from workbench.emu import In, Kernel, Out, Workspace, load
 from workbench.ops.embedding_dense_grad.golden import golden as edg_golden
 
-SOURCE = resources.path("kernels/embedding_dense_grad/embedding_dense_grad_kernel.cpp"
+SOURCE = resources.path("kernels/embedding_dense_grad/embedding_dense_grad_kernel.cpp")
 FMAX = np.finfo(np.float32).max
 # The idx-tile tail and the unaligned covering windows read/write <= 28 B past a tensor (DECISION-EDG-7a).
 PLANNED = {"GM_SLACK_ACCESS", "GM_LOGICAL_OOB", "OUTPUT_UNWRITTEN"}

@@ -18,7 +18,8 @@ from workbench.errors import (
     NullTensor,
 )
 from workbench.ops.embedding_dense_grad import SPEC
-from workbench.registry import OPS, TensorDesc
+from workbench.opspec import TensorDesc
+from workbench.registry import OPS
 
 OP = "embedding_dense_grad"
 

@@ -14,7 +14,7 @@ from workbench.errors import (
     NullTensor,
     WorkbenchError,
 )
-from workbench.registry import TensorDesc
+from workbench.opspec import TensorDesc
 
 OP = "softmax_cross_entropy_with_logits"
 SPEC = OPS[OP]

@@ -17,7 +17,7 @@ from workbench.ops.softmax_cross_entropy_with_logits.layout import (
     SPLIT_R,
     SoftmaxCrossEntropyWithLogitsTilingData,
 )
-from workbench.ops.softmax_cross_entropy_with_logits.tiling import UB_RESERVED, full_load_limit, plan_for
+from workbench.ops.softmax_cross_entropy_with_logits.tiling import UB_RESERVE, full_load_limit, plan_for
 from workbench.platform import Platform
 from workbench.tiling import TilingPlan
 
@@ -67,7 +67,7 @@ def test_e1_fp32_nd_64x1000() -> None:
         rLoopTileAlign=1000,
     )
     assert (p.tiling_key, p.tiling_name, p.block_dim, p.unit) == (0, "FULL_LOAD/GENERIC(AR)", 32, "row")
-    assert raw_ub(p) == 80040 and p.ub_used <= p.ub_capacity == 188416 and p.ub_reserved == UB_RESERVED
+    assert raw_ub(p) == 80040 and p.ub_used <= p.ub_capacity == 188416 and p.ub_reserved == UB_RESERVE
     assert p.workspace_bytes == 16 << 20 and p.copy_bytes == ()
     core = p.cores[31]
     assert (core.start, core.count, core.tiles, core.last_tile) == (62, 2, 1, 2)
@@ -230,7 +230,7 @@ def test_e6_fp32_nchw_1x1000x16x16_split_r_ra() -> None:
 
 
 def test_full_load_limits() -> None:
-    avail = B3.ub_size - UB_RESERVED
+    avail = B3.ub_size - UB_RESERVE
     assert [full_load_limit("ND", d, avail) for d in ALL_DTYPES] == [4704, 6720, 6720]
     assert [full_load_limit("NCHW", d, avail) for d in ALL_DTYPES] == [588, 420, 420]
     for d, nd, nchw in (("fp32", 4704, 588), ("fp16", 6720, 420), ("bf16", 6720, 420)):
@@ -298,7 +298,7 @@ def test_s_matrix_paths(sid: str, shape: tuple[int, ...], path: str, dtype: str)
 
 def test_more_cores_on_910b1_and_infeasible_ub() -> None:
     assert sce("fp32", (96, 1000), platform="Ascend910B1").block_dim == 48
-    tiny = Platform(**{**B3.__dict__, "ub_size": UB_RESERVED + 64})
+    tiny = Platform(**{**B3.__dict__, "ub_size": UB_RESERVE + 64})
     with pytest.raises(InfeasibleTiling, match="ub_size"):
         plan_for((8, 100000), "ND", "float32", tiny)
 

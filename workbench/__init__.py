@@ -9,9 +9,10 @@ from __future__ import annotations
 from .case import Case
 from .compare import Report, assert_close, compare
 from .errors import WorkbenchError
+from .opspec import OpSpec
 from .pipeline import golden, make_inputs, plan, verify
 from .platform import PLATFORMS, Platform
-from .registry import OPS, OpSpec
+from .registry import OPS
 from .runner import Result, run
 from .tiling import TilingPlan
 

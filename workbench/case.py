@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .errors import InvalidShape
+from .opspec import OpSpec
 from .platform import PLATFORMS, Platform, resolve
-
-if TYPE_CHECKING:
-    from .registry import OpSpec
+from .registry import get_op
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
@@ -42,8 +41,6 @@ class Case:
     platform: str = ""
 
     def __post_init__(self) -> None:
-        from .registry import get_op  # the registry imports ops, which import Case
-
         spec = get_op(self.op)
         dtypes = (self.dtypes,) if isinstance(self.dtypes, str) else tuple(self.dtypes)
         attrs = spec.normalize_attrs(dict(self.attrs))
@@ -63,8 +60,6 @@ class Case:
 
     @property
     def spec(self) -> OpSpec:
-        from .registry import get_op
-
         return get_op(self.op)
 
     def replace(self, **changes: Any) -> Case:

@@ -13,8 +13,9 @@ from typing import Any
 
 from .case import Case
 from .errors import WorkbenchError
+from .opspec import REQUIRED
 from .platform import PLATFORMS
-from .registry import OPS, REQUIRED
+from .registry import OPS
 from .render import plan_text, platforms_text, table
 
 EXIT_OK, EXIT_PRECISION, EXIT_INVALID, EXIT_FAULT = 0, 1, 2, 3

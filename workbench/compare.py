@@ -7,7 +7,6 @@ finite pairs. ULP distances use the output dtype's bit patterns, mapped sign-mag
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -66,89 +65,25 @@ class Report:
     def __bool__(self) -> bool:
         return self.passed
 
-    def _summary(self) -> list[tuple[str, str]]:
-        errs = f"max_abs_err {_fmt(self.max_abs_err)}  max_rel_err {_fmt(self.max_rel_err)}"
-        if self.mere is not None:
-            errs += f"  MERE {_fmt(self.mere)}  MARE {_fmt(self.mare)}"
-        return [
-            (
-                "counts",
-                f"failed {self.failed}/{self.numel}  nan_mismatch {self.nan_mismatch}  "
-                f"inf_mismatch {self.inf_mismatch}",
-            ),
-            ("errors", errs),
-            (
-                "ulp",
-                f"bit_exact {self.bit_exact_ratio:.4%}  max_ulp {self.max_ulp}  mean_ulp {_fmt(self.mean_ulp)}  "
-                f"ulp=0: {self.ulp0}  ulp=1: {self.ulp1}  ulp>1: {self.ulp_gt1}",
-            ),
-            ("verdict", self.verdict),
-            *(("note", n) for n in self.notes),
-        ]
-
     def header(self) -> str:
-        thr = " ".join(f"{k}={_fmt(v)}" for k, v in self.thresholds.items())
-        shape = "x".join(map(str, self.shape)) or "scalar"
-        mode = f" mode={self.mode}" if self.mode else ""
-        return f"{'PASS' if self.passed else 'FAIL'} {self.name} [{self.dtype} {shape}]{mode} {self.standard} ({thr})"
+        from .render.text import report_header
 
-    def _rows(self) -> list[list[str]]:
-        return [
-            [
-                str(e.index),
-                str(e.flat),
-                _fmt(e.expected, 9),
-                _fmt(e.actual, 9),
-                _fmt(e.abs_err),
-                _fmt(e.rel_err),
-                _fmt(e.ulp),
-                e.location,
-                ", ".join(f"{k}={_fmt(v, 9)}" for k, v in e.inputs.items()),
-            ]
-            for e in self.worst
-        ]
+        return report_header(self)
 
     def text(self) -> str:
-        lines = [self.header(), *(f"  {k}: {v}" for k, v in self._summary())]
-        if self.worst:
-            rows = [_COLUMNS, *self._rows()]
-            widths = [max(len(r[i]) for r in rows) for i in range(len(_COLUMNS))]
-            lines.append(f"  worst {len(self.worst)} (failing first, then largest error):")
-            lines += ["    " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
-        return "\n".join(lines)
+        from .render.text import report_text
+
+        return report_text(self)
 
     def _repr_html_(self) -> str:
-        e = html.escape
-        color = "#1a7f37" if self.passed else "#cf222e"
-        out = [f'<div><b style="color:{color}">{e(self.header())}</b>', "<table>"]
-        out += [
-            f"<tr><th style='text-align:left'>{e(k)}</th><td style='text-align:left'>{e(v)}</td></tr>"
-            for k, v in self._summary()
-        ]
-        out.append("</table>")
-        if self.worst:
-            out.append("<table><tr>" + "".join(f"<th>{e(c)}</th>" for c in _COLUMNS) + "</tr>")
-            out += ["<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in self._rows()]
-            out.append("</table>")
-        return "\n".join([*out, "</div>"])
+        from .render.html import report_html
+
+        return report_html(self)
 
     def to_json(self) -> dict[str, Any]:
         d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "worst"}
         d["worst"] = [{k: getattr(w, k) for k in w.__dataclass_fields__} for w in self.worst]
         return _jsonable(d)
-
-
-_COLUMNS = ["index", "flat", "expected", "actual", "abs_err", "rel_err", "ulp", "location", "inputs"]
-
-
-def _fmt(x: Any, digits: int = 6) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, (bool, np.bool_)):
-        return str(bool(x))
-    if isinstance(x, (float, np.floating)):
-        return f"{float(x):.{digits}g}"
-    return str(x)
 
 
 def _jsonable(x: Any) -> Any:

@@ -53,14 +53,16 @@ def verify(
     expected: Mapping[str, np.ndarray] | None = None,
     standard: str | None = None,
     worst: int = 10,
+    tiling: TilingPlan | None = None,
 ) -> dict[str, Report]:
     """Compare every output of a run against the golden, with input values and tiling provenance per element.
 
-    `standard` None means each output's default standard from the op's spec.
+    `standard` None means each output's default standard from the op's spec; `tiling` None plans `case` here
+    (a caller that already has the plan passes it).
     """
     spec = get_op(case.op)
     expected = golden(case, inputs) if expected is None else expected
-    tiling = plan(case)
+    tiling = plan(case) if tiling is None else tiling
     described = spec.describe(case)
     reports: dict[str, Report] = {}
     for out in spec.outputs:

@@ -1,6 +1,7 @@
 """SoC platform records read from CANN-format `platform_config/<SoC>.ini` files.
 
-The shipped files live in `data/platforms/` (found through `resources.py`, in a checkout or a wheel). When `ASCEND_HOME_PATH` points at a CANN install, its own
+The shipped files live in `data/platforms/` (found through `resources.py`, in a checkout or a wheel). When
+`ASCEND_HOME_PATH` points at a CANN install, its own
 `<arch>-linux/data/platform_config/*.ini` files are read too and take precedence for the same SoC
 name. Keys a real CANN ini does not carry (bandwidth, overflow mode, runtime UB reserve) come from the
 `[Workbench]` section of our files, or else from the architecture defaults below (each with its source).

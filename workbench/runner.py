@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -48,26 +47,14 @@ class Result:
         return "PASS" if self.passed else ("KERNEL FAULT" if self.faulted else "PRECISION FAIL")
 
     def text(self) -> str:
-        head = (
-            f"{self.verdict}: {self.case.label()} on {self.backend} (seed {self.seed}, {self.distribution}); "
-            + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in self.timings.items())
-        )
-        diags = [f"  {d}" for d in self.diagnostics]
-        return "\n".join(
-            [head, *(["diagnostics:", *diags] if diags else []), *(r.text() for r in self.reports.values())]
-        )
+        from .render.text import result_text
+
+        return result_text(self)
 
     def _repr_html_(self) -> str:
-        diags = "".join(f"<li><code>{html.escape(str(d))}</code></li>" for d in self.diagnostics)
-        parts = [
-            f"<h4>{html.escape(self.verdict)}: {html.escape(self.case.label())}</h4>",
-            f"<p>{html.escape(self.backend)}, "
-            + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in self.timings.items())
-            + "</p>",
-            f"<ul>{diags}</ul>" if diags else "",
-            *(r._repr_html_() for r in self.reports.values()),
-        ]
-        return "".join(parts)
+        from .render.html import result_html
+
+        return result_html(self)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -107,7 +94,7 @@ def run(
     golden_s = time.perf_counter() - t0
     ex = be.execute(case, tiling, data)
     # exit >= 2 (strict fatal, deadlock, crash, harness): outputs are not a result to compare
-    reports = verify(case, data, ex.outputs, expected, standard, worst) if ex.exit_code < 2 else {}
+    reports = verify(case, data, ex.outputs, expected, standard, worst, tiling) if ex.exit_code < 2 else {}
     timings = {**ex.timings, "golden_s": golden_s}
     return Result(
         case,

@@ -10,12 +10,12 @@ from ...dtypes import GE_ENUM, NUMPY, canonical
 from ...errors import ACLNN_ERR_PARAM_INVALID as INVALID
 from ...errors import ACLNN_ERR_PARAM_NULLPTR as NULLPTR
 from ...errors import InvalidAttr, InvalidDtype, InvalidFormat, InvalidShape, NullTensor
-from ...registry import KernelInfo, OpSpec, TensorDesc, TensorSpec
+from ...opspec import KernelInfo, OpSpec, TensorDesc, TensorSpec
 from .golden import golden
 from .inputs import DISTRIBUTIONS, make_inputs
 from .layout import CastTilingData
 from .tables import PAIRS, TARGETS
-from .tiling import cast_tiling
+from .tiling import plan
 
 MAX_RANK = 8  # D23
 OUT_DTYPES = tuple(d for d in NUMPY if d != "bfloat16")  # BF16 output is never delivered (seed §2.3.1)
@@ -134,7 +134,7 @@ SPEC = OpSpec(
     tiling_header="kernels/cast/cast_tiling.h",
     describe=describe,
     check=check,
-    tiling=cast_tiling,
+    tiling=plan,
     make_inputs=make_inputs,
     golden=golden,
     standard=standard,

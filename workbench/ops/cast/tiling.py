@@ -50,7 +50,7 @@ def _tiles(elems: int, ub: int) -> tuple[int, int]:
     return n, elems - (n - 1) * ub
 
 
-def cast_tiling(case: Case) -> TilingPlan:
+def plan(case: Case) -> TilingPlan:
     src, dst = case.dtypes
     info = PAIRS[(src, dst)]
     plat = case.soc

@@ -10,13 +10,16 @@ for L <= 2 unscaled, one float32 rounding of the exact sum equals the cast of th
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..._parallel import WORKERS, for_each
 from ...errors import UnknownName
 from .tiling import normalize_padding
+
+if TYPE_CHECKING:
+    from ...case import Case
 
 _BLOCK = 2 << 20  # bytes of float32 rows per job: L2-sized, and large enough to amortise Python overhead
 _LONG = 32  # runs longer than this are summed one by one (no per-position gathers)
@@ -142,7 +145,7 @@ def pytorch_rule(
     return _segment_sums(grad, indices, num_weights, padding_idx, scale_grad_by_freq, "pytorch")
 
 
-def golden(case: Any, inputs: Mapping[str, np.ndarray], rule: str = "seed") -> dict[str, np.ndarray]:
+def golden(case: Case, inputs: Mapping[str, np.ndarray], rule: str = "seed") -> dict[str, np.ndarray]:
     fns = {"seed": embedding_dense_grad, "pytorch": pytorch_rule}
     if rule not in fns:
         raise UnknownName("rule", rule, ", ".join(fns))

@@ -12,12 +12,15 @@ Distributions (indices sorted unless named otherwise):
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...edges import edge_values
 from .tiling import normalize_padding, plan
+
+if TYPE_CHECKING:
+    from ...case import Case
 
 DISTRIBUTIONS = ("default", "uniform", "unique", "same", "zipf", "unsorted", "normal", "edges")
 
@@ -27,7 +30,7 @@ def _atk_grad(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
     return rng.normal(mu, sigma, shape).astype(np.float32)
 
 
-def _default_indices(case: Any, rng: np.random.Generator, n: int, nw: int) -> np.ndarray:
+def _default_indices(case: Case, rng: np.random.Generator, n: int, nw: int) -> np.ndarray:
     m = max(1, min(nw // 4, n // 2))  # sparse: at most a quarter of the rows of out, >= 2 rows per key on average
     keys = np.sort(rng.choice(nw, size=m, replace=False))
     k = keys[rng.integers(0, m, n)]
@@ -43,7 +46,7 @@ def _default_indices(case: Any, rng: np.random.Generator, n: int, nw: int) -> np
     return k
 
 
-def make_inputs(case: Any, rng: np.random.Generator, dist: str) -> dict[str, np.ndarray]:
+def make_inputs(case: Case, rng: np.random.Generator, dist: str) -> dict[str, np.ndarray]:
     shape = tuple(case.shape)
     n, nw = math.prod(shape[:-1]), int(case.attrs["num_weights"])
     grad = rng.standard_normal(shape, dtype=np.float32) if dist == "normal" else _atk_grad(rng, shape)

@@ -18,7 +18,7 @@ from ...errors import (
     InvalidShape,
     NullTensor,
 )
-from ...registry import REQUIRED, AttrSpec, KernelInfo, OpSpec, TensorDesc, TensorSpec
+from ...opspec import REQUIRED, AttrSpec, KernelInfo, OpSpec, TensorDesc, TensorSpec
 from .golden import golden
 from .inputs import DISTRIBUTIONS, make_inputs
 from .layout import EmbeddingDenseGradTilingData
@@ -89,7 +89,7 @@ def check(descs: Mapping[str, TensorDesc | None], attrs: Mapping[str, Any]) -> N
         raise InvalidShape("out.shape", out, f"[num_weights, D] = [{nw}, {d}]", code=_BAD)
 
 
-def check_data(case: Any, inputs: Mapping[str, np.ndarray]) -> None:
+def check_data(case: Case, inputs: Mapping[str, np.ndarray]) -> None:
     """§1.2 check 8 (debug validation, on by default): every index in [0, num_weights)."""
     grad, idx = np.asarray(inputs["grad"]), np.asarray(inputs["sort_indices"])
     n, _ = flat_rows(tuple(case.shape))

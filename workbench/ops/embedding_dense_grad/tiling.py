@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import InfeasibleTiling, InvalidInput, UnknownName
 from ...tiling import CoreRange, Location, TilingPlan, UbBuffer, align_up, ceil_div, even_split
 from .layout import FIELDS, EmbeddingDenseGradTilingData
 
+if TYPE_CHECKING:
+    from ...case import Case
+
 # §3.1 constants
-UB_RESERVED = 1024  # the 310P experimental EmbeddingDenseGrad keeps 1 KiB back
+UB_RESERVE = 1024  # the 310P experimental EmbeddingDenseGrad keeps 1 KiB back
 COL_MAX = 4096  # fp32 elements per column chunk (seed "min(D, 4096)")
 IDX_TILE = 2048  # int32 indices staged per UB tile, scanned with scalar GetValue (DECISION-EDG-8)
 BUFFER_NUM = 1  # no double buffer: the scatter is MTE3-bound (seed)
@@ -42,7 +45,7 @@ def _owner(unit: int, former_cores: int, former: int, tail: int) -> int:
     return former_cores + (unit - former_cores * former) // tail
 
 
-def plan(case: Any) -> TilingPlan:
+def plan(case: Case) -> TilingPlan:
     shape = tuple(case.shape)
     n, d = math.prod(shape[:-1]), shape[-1]
     nw, scale = int(case.attrs["num_weights"]), bool(case.attrs["scale_grad_by_freq"])
@@ -57,7 +60,7 @@ def plan(case: Any) -> TilingPlan:
         "platform": case.platform,
         "tiling_key": key,
         "ub_size": soc.ub_size,
-        "ub_reserved": UB_RESERVED,
+        "ub_reserved": UB_RESERVE,
         "struct_type": EmbeddingDenseGradTilingData,
     }
     if n == 0 or d == 0 or nw == 0:
@@ -93,7 +96,7 @@ def plan(case: Any) -> TilingPlan:
     c_len = min(d, COL_MAX)
     col_loop = ceil_div(d, c_len)
     col_tail = d - (col_loop - 1) * c_len
-    ub_avail = soc.ub_size - UB_RESERVED
+    ub_avail = soc.ub_size - UB_RESERVE
     idx_bytes = IDX_TILE * 4
     if aligned:
         fit = (ub_avail - idx_bytes - 4 * c_len - CNT_BLK - SYNC_BUF) // (4 * c_len)

@@ -13,11 +13,11 @@ from ...errors import (
     InvalidShape,
     NullTensor,
 )
-from ...registry import KernelInfo, OpSpec, TensorDesc, TensorSpec
+from ...opspec import KernelInfo, OpSpec, TensorDesc, TensorSpec
 from .golden import golden
 from .inputs import DISTRIBUTIONS, make_inputs
 from .layout import HEADER, SoftmaxCrossEntropyWithLogitsTilingData
-from .tiling import tiling
+from .tiling import plan
 
 if TYPE_CHECKING:
     from ...case import Case
@@ -124,7 +124,7 @@ SPEC = OpSpec(
     tiling_header=HEADER,
     describe=describe,
     check=check,
-    tiling=tiling,
+    tiling=plan,
     make_inputs=make_inputs,
     golden=golden,
     standard=standard,

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ...case import Case
 
 OP = "softmax_cross_entropy_with_logits"
-UB_RESERVED = 8192  # DECISION-SCE-4: reduce-API tmp (< 4 KiB) plus alignment slack
+UB_RESERVE = 8192  # DECISION-SCE-4: reduce-API tmp (< 4 KiB) plus alignment slack
 BUFFER_NUM = 2  # double-buffered queues (§3.1)
 SYS_WORKSPACE = 16 << 20  # system workspace only, the ops-nn arch35 constant (§3.1)
 EMPTY_TILE = 4096  # EMPTY path: zeros written per tile (§3.4 order 0)
@@ -146,7 +146,7 @@ def _select(
     r_ub = room // (tile_a * m_ar(1, b)) if ra else align_down(room // (tile_a * m_ar(1, b)), 256 // b)
     if r_ub < 1:
         raise InfeasibleTiling(
-            "ub_size", ub_avail + UB_RESERVED, f"room for one SplitR chunk of {tile_a} {'lanes' if ra else 'rows'}"
+            "ub_size", ub_avail + UB_RESERVE, f"room for one SplitR chunk of {tile_a} {'lanes' if ra else 'rows'}"
         )
     times = ceil_div(r, r_ub)
     tile = r % r_ub or r_ub
@@ -165,7 +165,7 @@ def _select(
     )
 
 
-def tiling(case: Case) -> TilingPlan:
+def plan(case: Case) -> TilingPlan:
     return plan_for(tuple(case.shape), case.format, case.dtypes[0], case.soc)
 
 
@@ -175,7 +175,7 @@ def plan_for(shape: tuple[int, ...], layout: str, dtype: str, soc: Platform) -> 
     b = itemsize(dtype)
     unit = "lane" if ra else "row"
     ub_size = soc.ub_size  # the ini value, as the worked examples use (§3.1)
-    ub_avail = ub_size - UB_RESERVED
+    ub_avail = ub_size - UB_RESERVE
     base = dict.fromkeys(FIELDS, 0) | {"a": a, "r": r, "hw": hw, "layoutMode": int(ra)}
 
     def make(**kw: Any) -> TilingPlan:
@@ -184,7 +184,7 @@ def plan_for(shape: tuple[int, ...], layout: str, dtype: str, soc: Platform) -> 
             platform=soc.soc,
             unit=unit,
             ub_size=ub_size,
-            ub_reserved=UB_RESERVED,
+            ub_reserved=UB_RESERVE,
             struct_type=SoftmaxCrossEntropyWithLogitsTilingData,
             **kw,
         )
@@ -232,7 +232,7 @@ def plan_for(shape: tuple[int, ...], layout: str, dtype: str, soc: Platform) -> 
         locator=lambda i, o: locate(f, sch, segmented, i, o),
     )
     if plan.ub_used > plan.ub_capacity:
-        raise InfeasibleTiling("ub", plan.ub_used, f"<= {plan.ub_capacity} B (ub_size - {UB_RESERVED})")
+        raise InfeasibleTiling("ub", plan.ub_used, f"<= {plan.ub_capacity} B (ub_size - {UB_RESERVE})")
     return plan
 
 
@@ -261,7 +261,7 @@ def _notes(
     raw, used = sum(x.count * x.bytes_each for x in bufs), sum(x.total for x in bufs)
     yield (
         f"UB {raw} B by the spec's accounting ({used} B after InitBuffer's 32 B rounding) of {ub_avail} "
-        f"(ub_size {soc.ub_size} ini - {UB_RESERVED} reserve); the runtime GetCoreMemSize(UB) = {soc.ub_runtime} "
+        f"(ub_size {soc.ub_size} ini - {UB_RESERVE} reserve); the runtime GetCoreMemSize(UB) = {soc.ub_runtime} "
         f"leaves {soc.ub_runtime - used} B for the reduce tmp and slack"
     )
     passes = {EMPTY: 0, SPLIT_R: 5}.get(sch, 3)

@@ -1,0 +1,193 @@
+"""Plain-text renderings for terminals and logs: every line fits in WIDTH columns.
+
+Tables shrink their widest columns and cut cells with an ellipsis; prose (notes, diagnostics, headers)
+wraps with a hanging indent.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from ..compare import Report
+    from ..platform import Platform
+    from ..runner import Result
+    from ..tiling import TilingPlan
+
+WIDTH = 120
+_MIN_CELL = 8
+
+
+def fit(cell: str, width: int) -> str:
+    """`cell` cut to `width` characters, the cut marked with an ellipsis."""
+    return cell if len(cell) <= width else cell[: max(width - 1, 0)] + "…"
+
+
+def wrap(text: str, indent: str = "", hang: str = "    ", width: int = WIDTH) -> list[str]:
+    """One paragraph as lines of at most `width` columns: the first after `indent`, the rest after indent+hang."""
+    return textwrap.wrap(
+        text, width, initial_indent=indent, subsequent_indent=indent + hang, break_long_words=True
+    ) or [indent]
+
+
+def table(rows: Sequence[Sequence[object]], header: Sequence[str], indent: str = "", width: int = WIDTH) -> str:
+    """A compact left-aligned text table, its widest columns narrowed (cells cut with …) to fit `width`."""
+    cells = [[str(c) for c in header], *[[str(c) for c in row] for row in rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    over = len(indent) + sum(widths) + 2 * (len(widths) - 1) - width
+    while over > 0:
+        i = max(range(len(widths)), key=lambda k: widths[k])
+        floor = max(_MIN_CELL, min(len(header[i]), widths[i]))
+        if widths[i] <= floor:
+            break
+        cut = min(over, widths[i] - floor)
+        widths[i] -= cut
+        over -= cut
+    lines = [indent + "  ".join(fit(c, w).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
+    lines.insert(1, indent + "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def fmt(x: Any, digits: int = 6) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, (bool, np.bool_)):
+        return str(bool(x))
+    if isinstance(x, (float, np.floating)):
+        return f"{float(x):.{digits}g}"
+    return str(x)
+
+
+def _kib(n: int) -> str:
+    return f"{n} B ({n / 1024:.1f} KiB)"
+
+
+# -- tiling plans and platforms ----------------------------------------------------------------------
+
+
+def _core_rows(plan: TilingPlan, limit: int) -> list[list[object]]:
+    rows: list[list[object]] = []
+    cores = plan.cores
+    shown = cores if len(cores) <= limit else (*cores[: limit - 2], *cores[-2:])
+    for i, c in enumerate(shown):
+        if len(cores) > limit and i == limit - 2:
+            rows.append(["...", f"({len(cores) - limit} more)", "", "", "", ""])
+        rows.append([c.core, f"[{c.start}, {c.stop})", c.count, c.tiles, c.last_tile, c.tail or ""])
+    return rows
+
+
+def plan_text(plan: TilingPlan, case_label: str = "", max_cores: int = 10) -> str:
+    head = [
+        *wrap(case_label or plan.op),
+        f"tiling key {plan.tiling_key} ({plan.tiling_name}), block_dim {plan.block_dim}, platform {plan.platform}",
+        "",
+        table([[k, v] for k, v in plan.fields.items()], ["TilingData field", "value"]),
+        "",
+        table(_core_rows(plan, max_cores), ["core", f"{plan.unit}s", "count", "tiles", "last tile", "tail"])
+        if plan.cores
+        else "no launch (nothing to compute)",
+        "",
+        table(
+            [[b.name, b.count, b.bytes_each, b.total, b.note] for b in plan.ub_buffers],
+            ["UB buffer", "count", "bytes each", "total", "note"],
+        ),
+        f"UB used {_kib(plan.ub_used)} of {_kib(plan.ub_capacity)} "
+        f"({100 * plan.ub_fraction:.1f} %; UB {plan.ub_size} - reserve {plan.ub_reserved})",
+        f"workspace {plan.workspace_bytes} B",
+    ]
+    if plan.notes:
+        head += ["", "why:", *(line for n in plan.notes for line in wrap(n, "  - "))]
+    return "\n".join(head)
+
+
+def platforms_text(platforms: Sequence[Platform]) -> str:
+    rows = [
+        [
+            p.soc,
+            p.traits.arch,
+            p.core_num,
+            p.ub_size,
+            p.ub_runtime,
+            "yes" if p.has_data_copy_pad else "no",
+            "yes" if p.has_bf16 else "no",
+            p.overflow_mode,
+            f"{p.memory_bandwidth / 1e9:g} GB/s",
+        ]
+        for p in platforms
+    ]
+    return table(
+        rows, ["SoC", "arch", "GetCoreNum", "UB (ini)", "UB (runtime)", "DataCopyPad", "bf16", "overflow", "bandwidth"]
+    )
+
+
+# -- precision reports and run results ---------------------------------------------------------------
+
+WORST_COLUMNS = ("index", "flat", "expected", "actual", "abs_err", "rel_err", "ulp", "location", "inputs")
+
+
+def report_header(r: Report) -> str:
+    thr = " ".join(f"{k}={fmt(v)}" for k, v in r.thresholds.items())
+    shape = "x".join(map(str, r.shape)) or "scalar"
+    mode = f" mode={r.mode}" if r.mode else ""
+    return f"{'PASS' if r.passed else 'FAIL'} {r.name} [{r.dtype} {shape}]{mode} {r.standard} ({thr})"
+
+
+def report_summary(r: Report) -> list[tuple[str, str]]:
+    errs = f"max_abs_err {fmt(r.max_abs_err)}  max_rel_err {fmt(r.max_rel_err)}"
+    if r.mere is not None:
+        errs += f"  MERE {fmt(r.mere)}  MARE {fmt(r.mare)}"
+    return [
+        ("counts", f"failed {r.failed}/{r.numel}  nan_mismatch {r.nan_mismatch}  inf_mismatch {r.inf_mismatch}"),
+        ("errors", errs),
+        (
+            "ulp",
+            f"bit_exact {r.bit_exact_ratio:.4%}  max_ulp {r.max_ulp}  mean_ulp {fmt(r.mean_ulp)}  "
+            f"ulp=0: {r.ulp0}  ulp=1: {r.ulp1}  ulp>1: {r.ulp_gt1}",
+        ),
+        ("verdict", r.verdict),
+        *(("note", n) for n in r.notes),
+    ]
+
+
+def worst_rows(r: Report) -> list[list[str]]:
+    return [
+        [
+            str(e.index),
+            str(e.flat),
+            fmt(e.expected, 9),
+            fmt(e.actual, 9),
+            fmt(e.abs_err),
+            fmt(e.rel_err),
+            fmt(e.ulp),
+            e.location,
+            ", ".join(f"{k}={fmt(v, 9)}" for k, v in e.inputs.items()),
+        ]
+        for e in r.worst
+    ]
+
+
+def report_text(r: Report) -> str:
+    lines = [*wrap(report_header(r)), *(line for k, v in report_summary(r) for line in wrap(f"{k}: {v}", "  "))]
+    if r.worst:
+        lines.append(f"  worst {len(r.worst)} (failing first, then largest error):")
+        lines.append(table(worst_rows(r), WORST_COLUMNS, indent="    "))
+    return "\n".join(lines)
+
+
+def timings_text(timings: dict[str, float]) -> str:
+    return ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in timings.items())
+
+
+def result_text(res: Result) -> str:
+    head = [
+        *wrap(f"{res.verdict}: {res.case.label()}"),
+        *wrap(f"  {res.backend}, seed {res.seed}, {res.distribution} inputs; {timings_text(res.timings)}"),
+    ]
+    diags: Iterable[str] = (line for d in res.diagnostics for line in wrap(str(d), "  "))
+    return "\n".join(
+        [*head, *(["diagnostics:", *diags] if res.diagnostics else []), *map(report_text, res.reports.values())]
+    )
