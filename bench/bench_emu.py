@@ -21,9 +21,9 @@ import tempfile
 import time
 
 import workbench as wb
+from workbench import resources
 from workbench.backends import emu as emu_backend
 from workbench.emu import load, worker
-from workbench import resources
 
 CASES = [
     ("cast f32->f16 16M", wb.Case("cast", ("float32", "float16"), (1 << 24,)), None),
