@@ -6,22 +6,43 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .errors import InvalidShape
 from .opspec import OpSpec
 from .platform import PLATFORMS, Platform, resolve
 from .registry import get_op
 
+_SHAPE_HELP = "comma-separated non-negative integers, e.g. 4096,512 ('' or () for a scalar)"
+
+
+MAX_DIM = 2**63 - 1  # int64: what numpy and the aclnn shape arrays can hold
+
+
+def _dim(d: Any, shape: Any) -> int:
+    if isinstance(d, str) and d.strip().isascii() and d.strip().isdigit():
+        d = int(d.strip()) if len(d.strip()) <= 20 else MAX_DIM + 1  # int() refuses > 4300 digits
+    if isinstance(d, (int, np.integer)) and not isinstance(d, (bool, np.bool_)) and d >= 0:
+        if d > MAX_DIM:
+            raise InvalidShape("shape", shape, f"dimensions of at most {MAX_DIM} (int64)")
+        return int(d)
+    raise InvalidShape("shape", shape, _SHAPE_HELP)
+
 
 def _shape(shape: Any) -> tuple[int, ...]:
     if isinstance(shape, str):
-        shape = [s for s in shape.split(",") if s.strip()] if shape.strip() not in ("", "()") else []
+        text = shape.strip()
+        parts = [] if text in ("", "()") else text.removeprefix("(").removesuffix(")").split(",")
+        if parts and text.endswith(",)") and len(parts) == 2:  # "(5,)": Python's 1-tuple spelling
+            parts = parts[:1]
+        return tuple(_dim(p, shape) for p in parts)
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
+        shape = (shape,)
     try:
-        dims = tuple(int(d) for d in shape)
-    except (TypeError, ValueError):
-        raise InvalidShape("shape", shape, "a sequence of non-negative integers, e.g. 4096,512") from None
-    if any(d < 0 for d in dims):
-        raise InvalidShape("shape", dims, "non-negative dimensions")
-    return dims
+        dims = list(shape)
+    except TypeError:
+        raise InvalidShape("shape", shape, _SHAPE_HELP) from None
+    return tuple(_dim(d, shape) for d in dims)
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from . import __version__
 from .case import Case
-from .errors import WorkbenchError
+from .errors import InvalidAttr, WorkbenchError
 from .opspec import REQUIRED
 from .platform import PLATFORMS
 from .registry import OPS
@@ -41,6 +42,7 @@ def _add_case_flags(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="workbench", description="Ascend C kernel workbench: tiling, UB budget, goldens.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     ops = sub.add_parser("ops", help="list the ops, or one op's dtype matrix and attributes")
     ops.add_argument("op", nargs="?")
@@ -54,8 +56,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--distribution", default=None, help="input distribution (see `workbench ops OP`)")
     run.add_argument("--standard", default=None, help="exact, double_thousandth, single_benchmark, mixed_tolerance")
+    run.add_argument(
+        "--max-memory", default=None, help="host memory the run may use, e.g. 4G (default: half of what is available)"
+    )
     demo = sub.add_parser("demo", help="the main job: every op's worked examples: tiling, kernel run, goldens")
     demo.add_argument("--backend", default="emu", help="emu (default), or none: tiling and goldens only")
+    for p in (run, demo):
+        p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     return parser
 
 
@@ -64,7 +71,9 @@ def case_from_args(args: argparse.Namespace) -> Case:
     for item in args.attr:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
-            raise WorkbenchError("--attr", item, "NAME=VALUE")
+            raise InvalidAttr("--attr", item, "NAME=VALUE")
+        if name.strip() in attrs:
+            raise InvalidAttr("--attr", item, f"each attribute once ({name.strip()} is given twice)")
         attrs[name.strip()] = value.strip()
     return Case(
         op=args.op,
@@ -110,7 +119,8 @@ def _ops(args: argparse.Namespace) -> int:
             "platforms": list(spec.platforms),
             "distributions": list(spec.distributions),
             "attrs": [
-                {"name": a.name, "type": a.type.__name__, "default": None if a.default is REQUIRED else a.default}
+                {"name": a.name, "type": a.type.__name__, "required": a.default is REQUIRED}
+                | ({} if a.default is REQUIRED else {"default": a.default})
                 for a in spec.attrs
             ],
             "dtypes": [list(d) for d in spec.dtype_matrix],
@@ -122,7 +132,8 @@ def _ops(args: argparse.Namespace) -> int:
             for key in ("inputs", "outputs", "formats", "platforms", "distributions"):
                 print(f"  {key}: {', '.join(info[key])}")
             for a in info["attrs"]:
-                print(f"  attr {a['name']} ({a['type']}, default {a['default']})")
+                need = "required" if a["required"] else f"default {a['default']}"
+                print(f"  attr {a['name']} ({a['type']}, {need})")
             print(f"  dtypes ({len(spec.dtype_matrix)}): " + ", ".join(":".join(d) for d in spec.dtype_matrix))
         return EXIT_OK
     rows = [[s.name, len(s.dtype_matrix), "/".join(s.formats), ",".join(s.platforms), s.summary] for s in OPS.values()]
@@ -154,7 +165,7 @@ def _run(args: argparse.Namespace) -> int:
     from .runner import run
 
     case = case_from_args(args)
-    result = run(case, args.backend, args.seed, args.distribution, args.standard)
+    result = run(case, args.backend, args.seed, args.distribution, args.standard, max_memory=args.max_memory)
     if args.json:
         print(json.dumps({**tiling_json(case), **result.to_json()}))
     else:

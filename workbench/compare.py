@@ -134,6 +134,11 @@ def _pick(fail: np.ndarray, severity: np.ndarray, n: int) -> np.ndarray:
     return chosen
 
 
+def check_standard(standard: str | None) -> None:
+    if standard is not None and standard not in STANDARDS:
+        raise UnknownName("standard", standard, ", ".join(STANDARDS))
+
+
 def _check(actual: Any, expected: Any, dtype: str, standard: str | None, worst: int) -> tuple[Any, ...]:
     dtype = canonical(dtype)
     a, g = np.asarray(actual), np.asarray(expected)
@@ -142,8 +147,7 @@ def _check(actual: Any, expected: Any, dtype: str, standard: str | None, worst: 
     for which, arr in (("actual", a), ("expected", g)):
         if arr.dtype not in NUMPY.values() and arr.dtype != np.float64:
             raise InvalidDtype(f"{which}.dtype", str(arr.dtype), ", ".join([*NUMPY, "float64"]))
-    if standard is not None and standard not in STANDARDS:
-        raise UnknownName("standard", standard, ", ".join(STANDARDS))
+    check_standard(standard)
     if isinstance(worst, bool) or not isinstance(worst, (int, np.integer)) or worst < 0:
         raise InvalidAttr("worst", worst, "an integer >= 0")
     return dtype, a, g

@@ -11,7 +11,13 @@ class WorkbenchError(ValueError):
     def __init__(self, field: str, value: Any, allowed: str, *, code: int | None = None) -> None:
         self.field, self.value, self.allowed, self.code = field, value, allowed, code
         suffix = f" [aclnn {code}]" if code is not None else ""
-        super().__init__(f"{field}: got {value!r}; allowed: {allowed}{suffix}")
+        super().__init__(f"{field}: got {_shown(value)}; allowed: {allowed}{suffix}")
+
+
+def _shown(value: Any, limit: int = 80) -> str:
+    """repr(value), its middle cut when long: a rejected 5000-digit shape should not flood the terminal."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit // 2]}…{text[-limit // 4 :]} ({len(text)} characters)"
 
 
 class UnknownName(WorkbenchError):

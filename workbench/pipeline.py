@@ -2,30 +2,63 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
 import numpy as np
 
+from . import memory
 from .case import Case
 from .compare import Report, compare
-from .errors import UnknownName
+from .dtypes import itemsize
+from .errors import InfeasibleTiling, InvalidInput, UnknownName
 from .registry import get_op
 from .tiling import TilingPlan
 
+MAX_TENSOR_BYTES = 2**63 - 1  # GM addresses and byte offsets are int64 in the kernels and the runtime
+
 
 def plan(case: Case) -> TilingPlan:
-    """The host tiling decision for `case` (pure; raises InfeasibleTiling when nothing fits)."""
-    return get_op(case.op).tiling(case)
+    """The host tiling decision for `case` (pure; raises InfeasibleTiling when nothing fits or a tensor is
+    beyond what a kernel can address)."""
+    spec = get_op(case.op)
+    for name, desc in spec.describe(case).items():
+        if desc is not None and math.prod(desc.shape) * itemsize(desc.dtype) > MAX_TENSOR_BYTES:
+            raise InfeasibleTiling(
+                "shape", case.shape, f"tensors of at most {MAX_TENSOR_BYTES} bytes (int64 GM offsets; {name} is larger)"
+            )
+    return spec.tiling(case)
 
 
-def make_inputs(case: Case, seed: int = 0, distribution: str | None = None) -> dict[str, np.ndarray]:
-    """Deterministic inputs for `case`: the same (case, seed, distribution) always gives the same bytes."""
+MAX_SEED = 2**64 - 1
+
+
+def check_seed(seed: Any) -> int:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= MAX_SEED:
+        raise InvalidInput("seed", seed, f"an integer in [0, {MAX_SEED}]")
+    return int(seed)
+
+
+def check_distribution(case: Case, distribution: str | None) -> str:
     spec = get_op(case.op)
     dist = distribution or spec.distributions[0]
     if dist not in spec.distributions:
         raise UnknownName("distribution", dist, ", ".join(spec.distributions))
+    return dist
+
+
+def make_inputs(
+    case: Case, seed: int = 0, distribution: str | None = None, max_memory: Any = None
+) -> dict[str, np.ndarray]:
+    """Deterministic inputs for `case`: the same (case, seed, distribution) always gives the same bytes.
+
+    Refused (MemoryBudgetExceeded) before allocating when they would not fit in `max_memory` (memory.py).
+    """
+    spec = get_op(case.op)
+    seed, dist = check_seed(seed), check_distribution(case, distribution)
+    memory.check(case, None, max_memory, parts=("inputs", "float64 temporaries"))
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), _stable_hash(case.label()), _stable_hash(dist)]))
     return spec.make_inputs(case, rng, dist)
 

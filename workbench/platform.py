@@ -256,10 +256,14 @@ def get_platform(platform: str | Platform) -> Platform:
 
 
 def resolve(name: str) -> str:
-    """A SoC name as given, or the first SoC whose Short_SoC_version is `name` (Ascend310P -> Ascend310P3)."""
-    if name in PLATFORMS:
-        return name
+    """A SoC name (any case), or the first SoC whose Short_SoC_version is `name` (ascend310p -> Ascend310P3)."""
+    if not isinstance(name, str):
+        raise UnknownName("platform", name, ", ".join(PLATFORMS))
+    key = name.strip().lower()
+    for soc in PLATFORMS:
+        if soc.lower() == key:
+            return soc
     for soc, plat in PLATFORMS.items():
-        if plat.short_soc == name:
+        if plat.short_soc.lower() == key:
             return soc
     raise UnknownName("platform", name, ", ".join(PLATFORMS))

@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from . import backends
+from . import backends, memory
 from .case import Case
-from .compare import Report
-from .pipeline import golden, make_inputs, plan, verify
+from .compare import Report, check_standard
+from .pipeline import check_distribution, check_seed, golden, make_inputs, plan, verify
 from .tiling import TilingPlan
 
 
@@ -61,7 +61,7 @@ class Result:
             "backend": self.backend,
             "passed": self.passed,
             "verdict": self.verdict,
-            "exit_code": self.exit_code,
+            "kernel_exit_status": self.exit_code,
             "seed": self.seed,
             "distribution": self.distribution,
             "outputs": {k: r.to_json() for k, r in self.reports.items()},
@@ -83,12 +83,19 @@ def run(
     standard: str | None = None,
     inputs: Mapping[str, np.ndarray] | None = None,
     worst: int = 10,
+    max_memory: Any = None,
 ) -> Result:
-    """Run `case` on `backend` and compare every output with the golden."""
+    """Run `case` on `backend` and compare every output with the golden.
+
+    Every option is checked before anything is allocated or built; `max_memory` (bytes or "8G"; default half
+    of the available memory) bounds the host memory the run may need (memory.py).
+    """
     be = backends.get(backend)
+    seed, dist = check_seed(seed), check_distribution(case, distribution)
+    check_standard(standard)
     tiling = plan(case)
-    dist = distribution or case.spec.distributions[0]
-    data = dict(inputs) if inputs is not None else make_inputs(case, seed, dist)
+    memory.check(case, tiling, max_memory)
+    data = dict(inputs) if inputs is not None else make_inputs(case, seed, dist, max_memory)
     t0 = time.perf_counter()
     expected = golden(case, data)
     golden_s = time.perf_counter() - t0

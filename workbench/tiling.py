@@ -104,6 +104,8 @@ class TilingPlan:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fields", MappingProxyType(dict(self.fields)))
+        if self.struct_type is not None:
+            check_fields(self.op, self.fields, self.struct_type)
 
     @property
     def ub_capacity(self) -> int:
@@ -124,14 +126,10 @@ class TilingPlan:
         return self.locator(int(index), output)
 
     def tiling_data(self) -> ctypes.Structure:
-        """The TilingData struct the kernel reads, filled from `fields`."""
+        """The TilingData struct the kernel reads, filled from `fields` (range-checked on construction)."""
         if self.struct_type is None:
             raise TypeError(f"{self.op}: no TilingData struct registered")
-        data = self.struct_type(**self.fields)
-        for name, value in self.fields.items():
-            if getattr(data, name) != value:  # ctypes wraps silently; the kernel would read garbage
-                raise InfeasibleTiling(f"TilingData.{name}", value, f"a value that fits its C type in {self.op}")
-        return data
+        return self.struct_type(**self.fields)
 
     def tiling_bytes(self) -> bytes:
         return bytes(self.tiling_data())
@@ -170,6 +168,29 @@ class TilingPlan:
             "copy_bytes": list(self.copy_bytes),
             "notes": list(self.notes),
         }
+
+
+def c_range(ctype: type) -> tuple[int, int, str]:
+    """(min, max, C name) of a ctypes integer type."""
+    bits = 8 * ctypes.sizeof(ctype)
+    signed = ctype(-1).value == -1
+    name = f"{'' if signed else 'u'}int{bits}_t"
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1, name) if signed else (0, (1 << bits) - 1, name)
+
+
+def check_fields(op: str, fields: Mapping[str, int], struct: type[ctypes.Structure]) -> None:
+    """Every TilingData field within its C type: ctypes would wrap silently and the kernel read garbage.
+
+    A value out of range means the case is beyond what the kernel can address; the error names the field,
+    its C type and its limit.
+    """
+    types = dict(struct._fields_)  # type: ignore[arg-type]
+    for name, value in fields.items():
+        lo, hi, cname = c_range(types[name])
+        if not lo <= value <= hi:
+            raise InfeasibleTiling(
+                "shape", f"TilingData.{name} = {value}", f"a case whose {name} fits {cname} [{lo}, {hi}] in {op}"
+            )
 
 
 def even_split(total: int, parts: int) -> list[tuple[int, int]]:

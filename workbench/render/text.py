@@ -28,10 +28,10 @@ def fit(cell: str, width: int) -> str:
 
 
 def wrap(text: str, indent: str = "", hang: str = "    ", width: int = WIDTH) -> list[str]:
-    """One paragraph as lines of at most `width` columns: the first after `indent`, the rest after indent+hang."""
-    return textwrap.wrap(
-        text, width, initial_indent=indent, subsequent_indent=indent + hang, break_long_words=True
-    ) or [indent]
+    """One paragraph in lines of at most `width` columns: the first after `indent`, the rest indented under it
+    by `hang` more."""
+    rest = " " * len(indent) + hang
+    return textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=rest, break_long_words=True) or [indent]
 
 
 def table(rows: Sequence[Sequence[object]], header: Sequence[str], indent: str = "", width: int = WIDTH) -> str:
