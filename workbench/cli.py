@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from . import __version__
+from . import __version__, progress
 from .case import Case
 from .errors import InvalidAttr, WorkbenchError
 from .opspec import REQUIRED
@@ -186,6 +186,8 @@ def _demo(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if getattr(args, "quiet", False):
+        progress.set_enabled(False)
     handler = {"ops": _ops, "platforms": _platforms, "tiling": _tiling, "run": _run, "demo": _demo}[args.command]
     try:
         return handler(args)

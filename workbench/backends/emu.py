@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import resources
+from .. import progress, resources
 from ..dtypes import np_dtype
 from ..emu import In, Out, Workspace, load
 from ..errors import WorkbenchError
@@ -42,8 +42,10 @@ def execute(case: Any, plan: TilingPlan, inputs: Mapping[str, np.ndarray]) -> Ex
             args.append(Out(outputs[name], fill=info.output_fill))
     kernel = load(resources.path(info.source), info.entry, case.platform, info.defines)
     workspace = Workspace(plan.workspace_bytes, fill=info.workspace_fill)
-    run = kernel[plan.block_dim](
-        *args, workspace=workspace, tiling=plan.tiling_bytes(), tiling_key=plan.tiling_key, mode=MODE
-    )
+    kernel.built()  # the build shows its own progress
+    with progress.stage(f"running {info.entry} on {plan.block_dim} emulated cores"):
+        run = kernel[plan.block_dim](
+            *args, workspace=workspace, tiling=plan.tiling_bytes(), tiling_key=plan.tiling_key, mode=MODE
+        )
     timings = {"build_s": run.build.seconds, "launch_s": run.total_s, "run_s": run.wall_s, "kernel_s": run.kernel_s}
     return Execution(outputs, run.diagnostics, run.trace, timings, run.exit_code)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from .. import resources
+from .. import progress, resources
 from ..errors import WorkbenchError
 
 PLATFORM_MACRO = {"P310": "ascend310p", "P910B": "ascend910b"}
@@ -137,7 +137,8 @@ def build(v: Variant, driver: Path | None = None) -> Built:
                 "-o",
                 str(out),
             ]
-            proc = subprocess.run(cmd, capture_output=True, text=True)
+            with progress.stage(f"building {v.entry} for {PLATFORM_MACRO[v.platform]} with g++"):
+                proc = subprocess.run(cmd, capture_output=True, text=True)
             if proc.returncode != 0:
                 raise BuildError(f"{v.entry} ({v.platform}, {dict(v.defines)})", proc.stderr or proc.stdout)
             os.replace(out, binary)

@@ -1,0 +1,54 @@
+"""Progress on stderr for what takes seconds (g++ builds, long launches): what is running and for how long.
+
+Shown only when stderr is a terminal and not silenced (`--quiet`, `set_enabled(False)`); a block that ends
+within `after` seconds draws nothing. tqdm draws the line and is imported only then.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+_enabled: bool | None = None  # None: when stderr is a terminal
+
+
+def set_enabled(flag: bool | None) -> None:
+    """True/False forces progress on/off; None restores the default (on when stderr is a terminal)."""
+    global _enabled
+    _enabled = flag
+
+
+def enabled() -> bool:
+    return sys.stderr.isatty() if _enabled is None else _enabled
+
+
+@contextmanager
+def stage(what: str, after: float = 0.5) -> Iterator[None]:
+    """Show `what` with a ticking elapsed time while the block runs longer than `after` seconds."""
+    if not enabled():
+        yield
+        return
+    stream = sys.stderr
+    done = threading.Event()
+
+    def show() -> None:
+        if done.wait(after):
+            return
+        from tqdm import tqdm
+
+        bar = tqdm(total=None, desc=what, bar_format="{desc} ({elapsed})", file=stream, leave=False)
+        try:
+            while not done.wait(0.2):
+                bar.refresh()
+        finally:
+            bar.close()
+
+    ticker = threading.Thread(target=show, name="workbench-progress", daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        done.set()
+        ticker.join()
