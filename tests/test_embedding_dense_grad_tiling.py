@@ -47,6 +47,23 @@ def test_x1_main_path():
     assert any("at risk" in n for n in p.notes) is False
 
 
+def test_x1_provenance_names_the_cores_that_flush_a_row():
+    """Key 0 adds each row atomically from every core whose row range holds its index: with the inputs, the
+    report names those cores (rows split 512 per core); without them, no core is claimed."""
+    p = plan((4096, 512), 1000)
+    idx = np.zeros(4096, np.int32)
+    idx[[5, 600, 601, 4000]] = 7  # rows on cores 0, 1 and 7
+    idx[100] = 9  # one row on core 0
+    inputs = {"sort_indices": idx}
+    seven = p.locate(7 * 512 + 3, inputs=inputs)
+    assert (seven.core, seven.cores) == (None, (0, 1, 7)) and str(seven).startswith("cores 0, 1, 7, tile 0, offset 3")
+    nine = p.locate(9 * 512, inputs=inputs)
+    assert (nine.core, nine.cores) == (0, (0,)) and str(nine).startswith("core 0,")
+    unseen = p.locate(11 * 512, inputs=inputs)
+    assert unseen.cores == () and "never written" in unseen.detail
+    assert p.locate(7 * 512).core is None and "data-dependent" in p.locate(7 * 512).detail
+
+
 def test_x2_unaligned():
     p = plan((1000, 100), 500)
     f = p.fields

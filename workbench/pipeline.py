@@ -108,7 +108,7 @@ def verify(
             name=out.name,
             worst=worst,
             inputs=partial(_input_values, case, inputs, out.name, described[out.name].shape),
-            locate=partial(tiling.locate, output=out.name),
+            locate=partial(tiling.locate, output=out.name, inputs=inputs),
         )
     return reports
 

@@ -67,11 +67,17 @@ class Location:
     offset: int | None
     tail: bool
     detail: str = ""
+    cores: tuple[int, ...] = ()  # every core that contributes, when several do (atomic adds); core is then None
 
     def __str__(self) -> str:
-        core = "?" if self.core is None else self.core
+        if self.core is not None:
+            who = f"core {self.core}"
+        elif self.cores:
+            who = f"cores {', '.join(map(str, self.cores))}"
+        else:
+            who = "no core"
         tile = "?" if self.tile is None else self.tile
-        where = f"core {core}, tile {tile}, offset {self.offset}{' (tail)' if self.tail else ''}"
+        where = f"{who}, tile {tile}, offset {self.offset}{' (tail)' if self.tail else ''}"
         return f"{where}; {self.detail}" if self.detail else where
 
 
@@ -100,7 +106,10 @@ class TilingPlan:
     notes: tuple[str, ...]
     copy_bytes: tuple[int, ...] = ()
     struct_type: type[ctypes.Structure] | None = field(default=None, repr=False, compare=False)
-    locator: Callable[[int, str | None], Location] | None = field(default=None, repr=False, compare=False)
+    # (flat index, output name, the run's inputs or None) -> Location; inputs settle data-dependent owners
+    locator: Callable[[int, str | None, Mapping[str, Any] | None], Location] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fields", MappingProxyType(dict(self.fields)))
@@ -119,11 +128,13 @@ class TilingPlan:
     def ub_fraction(self) -> float:
         return self.ub_used / self.ub_capacity if self.ub_capacity else 0.0
 
-    def locate(self, index: int, output: str | None = None) -> Location:
-        """Map a flat (C-order) index of an output element to the core/tile/offset that computed it."""
+    def locate(self, index: int, output: str | None = None, inputs: Mapping[str, Any] | None = None) -> Location:
+        """Map a flat (C-order) index of an output element to the core/tile/offset that computed it.
+
+        With the run's `inputs`, a data-dependent owner (EmbeddingDenseGrad's atomic adds) is resolved too."""
         if self.locator is None:
             return Location(None, None, None, False, "no locator for this op")
-        return self.locator(int(index), output)
+        return self.locator(int(index), output, inputs)
 
     def tiling_data(self) -> ctypes.Structure:
         """The TilingData struct the kernel reads, filled from `fields` (range-checked on construction)."""

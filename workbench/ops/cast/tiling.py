@@ -166,7 +166,7 @@ def plan(case: Case) -> TilingPlan:
     )
 
 
-def locate(fields: dict[str, int], index: int, output: str | None = None) -> Location:
+def locate(fields: dict[str, int], index: int, output: str | None = None, inputs: object = None) -> Location:
     """Element index -> (core, tile, offset in tile, tail flag), following §4.1/§4.3."""
     n, block, tail, ub = fields["totalElements"], fields["blockElems"], fields["tailElems"], fields["ubFormer"]
     if not 0 <= index < n:

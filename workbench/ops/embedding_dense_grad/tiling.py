@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from ...errors import InfeasibleTiling, InvalidInput, UnknownName
 from ...tiling import CoreRange, Location, TilingPlan, UbBuffer, align_up, ceil_div, even_split
@@ -71,7 +74,7 @@ def plan(case: Case) -> TilingPlan:
         )
         notes.insert(0, f"empty case (§1.2): {what}; block_dim 0, no workspace")
 
-        def locate_empty(index: int, output: str | None) -> Location:
+        def locate_empty(index: int, output: str | None, inputs: Mapping[str, Any] | None) -> Location:
             _check_index(index, output, nw * d)
             return Location(None, None, None, False, "no launch: out zeroed by the launcher memset (§1.2)")
 
@@ -220,7 +223,16 @@ def plan(case: Case) -> TilingPlan:
     if key == 1 or not aligned:
         notes.append("performance: explain-only path (only key 0 with D % 8 == 0 is gated, DECISION-EDG-12)")
 
-    def locate(index: int, output: str | None) -> Location:
+    starts = np.array([c.start for c in cores], np.int64)
+
+    def holders(k: int, inputs: Mapping[str, Any] | None) -> tuple[int, ...]:
+        """The cores whose row ranges hold index k: each flushes its partial sum of row k atomically."""
+        if inputs is None or "sort_indices" not in inputs:
+            return ()
+        rows = np.flatnonzero(np.asarray(inputs["sort_indices"]).reshape(-1) == k)
+        return tuple(int(c) for c in np.unique(np.searchsorted(starts, rows, side="right") - 1))
+
+    def locate(index: int, output: str | None, inputs: Mapping[str, Any] | None) -> Location:
         _check_index(index, output, nw * d)
         k, col = divmod(index, d)
         tile, offset = divmod(col, c_len)
@@ -231,11 +243,15 @@ def plan(case: Case) -> TilingPlan:
             where += f", flush window cs {cs} off {off} len {ln}"
         if k == pad:
             return Location(None, tile, offset, tail, f"{where}; padding row: never written, stays 0")
-        holders = f"cores whose row ranges hold index {k} (rows split {[(c.start, c.stop) for c in cores]})"
+        found = holders(k, inputs)
+        if inputs is None:
+            flushes = f"data-dependent: one atomic flush from each core whose rows hold index {k}"
+        elif not found:
+            flushes = f"no row has index {k}: never written, stays 0"
+        else:
+            flushes = f"one atomic flush from each of the {len(found)} core(s) whose rows hold index {k}"
         if key == 0:
-            return Location(
-                None, tile, offset, tail, f"{where}; data-dependent: one atomic flush from each of the {holders}"
-            )
+            return Location(found[0] if len(found) == 1 else None, tile, offset, tail, f"{where}; {flushes}", found)
         unit = k if aligned else index // LANES
         core = _owner(unit, f["p2FormerCoreNum"], f["p2FormerNum"], f["p2TailNum"])
         return Location(
@@ -244,7 +260,8 @@ def plan(case: Case) -> TilingPlan:
             offset,
             tail,
             f"{where}; Phase-2 owner of {'row ' + str(k) if aligned else 'unit ' + str(unit)} "
-            f"(scales when count >= 2); Phase-1 partials from the {holders}",
+            f"(scales when count >= 2); Phase 1: {flushes}",
+            found,
         )
 
     return TilingPlan(

@@ -199,7 +199,7 @@ def plan_for(shape: tuple[int, ...], layout: str, dtype: str, soc: Platform) -> 
             ub_buffers=(),
             workspace_bytes=0,
             notes=("A == 0: every output is empty; no launch",),
-            locator=lambda i, o: no_element(i, o),
+            locator=lambda i, o, _: no_element(i, o),
         )
     real, block, tail = core_split(a, soc.core_num_aiv)  # GetCoreNumAiv (§3.1)
     sch, mode, rf, bufs, why = _select(r, hw, ra, b, block, ub_avail)
@@ -229,7 +229,7 @@ def plan_for(shape: tuple[int, ...], layout: str, dtype: str, soc: Platform) -> 
         ub_buffers=tuple(bufs),
         workspace_bytes=SYS_WORKSPACE,
         notes=tuple(_notes(f, sch, b, layout, dtype, soc, ub_avail, bufs, why)),
-        locator=lambda i, o: locate(f, sch, segmented, i, o),
+        locator=lambda i, o, _: locate(f, sch, segmented, i, o),
     )
     if plan.ub_used > plan.ub_capacity:
         raise InfeasibleTiling("ub", plan.ub_used, f"<= {plan.ub_capacity} B (ub_size - {UB_RESERVE})")
