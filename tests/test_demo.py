@@ -21,3 +21,7 @@ def test_demo_runs_the_kernels_on_the_emulator() -> None:
     assert run_demo(lines.append) == 0, "\n".join(lines)
     text = "\n".join(lines)
     assert text.count("kernel on emu:") == len(examples()) and "KERNEL FAULT" not in text
+    wide = [line for line in text.splitlines() if len(line) > 120]
+    assert not wide, wide[:3]
+    # a passing example raises no alarm: no warning or error diagnostic, and every mismatch has a core
+    assert " warning " not in text and " error " not in text and "core ?" not in text

@@ -39,14 +39,13 @@ def table(rows: Sequence[Sequence[object]], header: Sequence[str], indent: str =
     cells = [[str(c) for c in header], *[[str(c) for c in row] for row in rows]]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     over = len(indent) + sum(widths) + 2 * (len(widths) - 1) - width
-    while over > 0:
-        i = max(range(len(widths)), key=lambda k: widths[k])
-        floor = max(_MIN_CELL, min(len(header[i]), widths[i]))
-        if widths[i] <= floor:
+    floors = [min(w, max(_MIN_CELL, len(h))) for w, h in zip(widths, header, strict=True)]
+    while over > 0:  # one column at a time, always the widest (the last of equals), so wide cells share the cut
+        i = max((k for k in range(len(widths)) if widths[k] > floors[k]), key=lambda k: (widths[k], k), default=None)
+        if i is None:
             break
-        cut = min(over, widths[i] - floor)
-        widths[i] -= cut
-        over -= cut
+        widths[i] -= 1
+        over -= 1
     lines = [indent + "  ".join(fit(c, w).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
     lines.insert(1, indent + "  ".join("-" * w for w in widths))
     return "\n".join(lines)
