@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InvalidShape
+from .errors import InvalidAttr, InvalidDtype, InvalidFormat, InvalidShape
 from .opspec import OpSpec
 from .platform import PLATFORMS, Platform, resolve
 from .registry import get_op
@@ -45,6 +45,15 @@ def _shape(shape: Any) -> tuple[int, ...]:
     return tuple(_dim(d, shape) for d in dims)
 
 
+def _dtypes(dtypes: Any, spec: OpSpec) -> tuple[str, ...]:
+    """A name ("float32:float16" splits at the colon) or a sequence of names."""
+    if isinstance(dtypes, str):
+        return tuple(dtypes.split(":"))
+    if isinstance(dtypes, Sequence) and all(isinstance(d, str) for d in dtypes):
+        return tuple(dtypes)
+    raise InvalidDtype("dtype", dtypes, f"a dtype name or a sequence of them: {spec.dtype_help()}")
+
+
 @dataclass(frozen=True)
 class Case:
     """An op, its dtypes (source[, destination]), the primary input's shape, format, attrs and SoC.
@@ -63,8 +72,12 @@ class Case:
 
     def __post_init__(self) -> None:
         spec = get_op(self.op)
-        dtypes = (self.dtypes,) if isinstance(self.dtypes, str) else tuple(self.dtypes)
+        dtypes = _dtypes(self.dtypes, spec)
+        if not isinstance(self.attrs, Mapping):
+            raise InvalidAttr("attrs", self.attrs, "a mapping of attribute name to value, e.g. {'num_weights': 1000}")
         attrs = spec.normalize_attrs(dict(self.attrs))
+        if not isinstance(self.format, str):
+            raise InvalidFormat("format", self.format, ", ".join(spec.formats) + " or '' (the op's default)")
         fmt = spec.normalize_format(self.format, _shape(self.shape))
         platform = resolve(self.platform or spec.platforms[0])
         object.__setattr__(self, "op", spec.name)

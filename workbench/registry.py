@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator, Mapping
 from functools import cache
+from typing import Any
 
 from .errors import UnknownName
 from .opspec import OpSpec
@@ -35,6 +36,12 @@ class _Ops(Mapping[str, OpSpec]):
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name.strip().lower() in _PACKAGES
+
+    def get(self, name: str, default: Any = None) -> Any:  # Mapping.get expects KeyError; we raise UnknownName
+        try:
+            return self[name]
+        except UnknownName:
+            return default
 
     def __iter__(self) -> Iterator[str]:
         return iter(_PACKAGES)
