@@ -14,7 +14,7 @@ class WorkbenchError(ValueError):
         super().__init__(f"{field}: got {_shown(value)}; allowed: {allowed}{suffix}")
 
 
-def _shown(value: Any, limit: int = 80) -> str:
+def _shown(value: Any, limit: int = 240) -> str:
     """repr(value), its middle cut when long: a rejected 5000-digit shape should not flood the terminal."""
     text = repr(value)
     return text if len(text) <= limit else f"{text[: limit // 2]}…{text[-limit // 4 :]} ({len(text)} characters)"
