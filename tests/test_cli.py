@@ -125,3 +125,61 @@ def test_console_entry_point_as_module() -> None:
         text=True,
     )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "bfloat16" in bad.stderr
+
+
+# -- the edges found by trying the tool as a new user ---------------------------------------------------
+
+CAST = ["cast", "--dtype", "float32:float16"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "field", "detail"),
+    [
+        (["run", *CAST, "--shape", "99999999999999"], "shape", "Elems fits uint32_t"),
+        (["run", *CAST, "--shape", "3000000000"], "memory", "--max-memory"),
+        (["run", *CAST, "--shape", "100", "--seed", "-1"], "seed", "[0, 18446744073709551615]"),
+        (["tiling", *CAST, "--shape", "100000000000000"], "shape", "latterElems fits uint32_t [0, 4294967295]"),
+        (["tiling", *CAST, "--shape", "4,,5"], "shape", "comma-separated non-negative integers"),
+        (
+            ["tiling", "embedding_dense_grad", "--dtype", "float32", "--shape", "8,8", *("--attr", "num_weights=4")]
+            + ["--attr", "num_weights=5"],
+            "--attr",
+            "num_weights is given twice",
+        ),
+        (["run", *CAST, "--shape", "100", "--backend", "npu"], "backend", "emu"),
+        (["run", *CAST, "--shape", "100", "--max-memory", "lots"], "max_memory", "512M"),
+    ],
+)
+def test_bad_input_is_one_line_naming_the_field(
+    capsys: pytest.CaptureFixture[str], argv: list[str], field: str, detail: str
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "", err
+    assert err.count("\n") == 1 and err.startswith(f"workbench: {field}: got ") and detail in err, err
+
+
+def test_platform_names_are_case_insensitive_like_dtypes(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "tiling", *CAST, "--shape", "1000", "--platform", "ascend310p3", "--json")
+    assert code == 0 and json.loads(out)["platform"] == "Ascend310P3"
+
+
+def test_required_attrs_are_shown_as_required(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "ops", "embedding_dense_grad")
+    assert code == 0 and "attr num_weights (int, required)" in out and "default None" not in out
+    code, out, _ = run(capsys, "ops", "embedding_dense_grad", "--json")
+    attrs = {a["name"]: a for a in json.loads(out)["attrs"]}
+    assert attrs["num_weights"] == {"name": "num_weights", "type": "int", "required": True}
+    assert attrs["padding_idx"]["default"] == -1
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import workbench
+
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.strip() == f"workbench {workbench.__version__}"
+
+
+def test_json_keeps_the_kernel_status_apart_from_the_cli_status(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "run", *CAST, "--shape", "1000", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["kernel_exit_status"] == 0 and "exit_code" not in doc and doc["passed"] is True
