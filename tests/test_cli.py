@@ -130,6 +130,7 @@ def test_console_entry_point_as_module() -> None:
 # -- the edges found by trying the tool as a new user ---------------------------------------------------
 
 CAST = ["cast", "--dtype", "float32:float16"]
+EDG = ["embedding_dense_grad", "--dtype", "float32", "--shape", "8,8"]
 
 
 @pytest.mark.parametrize(
@@ -141,8 +142,7 @@ CAST = ["cast", "--dtype", "float32:float16"]
         (["tiling", *CAST, "--shape", "100000000000000"], "shape", "latterElems fits uint32_t [0, 4294967295]"),
         (["tiling", *CAST, "--shape", "4,,5"], "shape", "comma-separated non-negative integers"),
         (
-            ["tiling", "embedding_dense_grad", "--dtype", "float32", "--shape", "8,8", *("--attr", "num_weights=4")]
-            + ["--attr", "num_weights=5"],
+            ["tiling", *EDG, "--attr", "num_weights=4", "--attr", "num_weights=5"],
             "--attr",
             "num_weights is given twice",
         ),
