@@ -4,7 +4,9 @@
   section is a real kind;
 - every DECISION-XXX-N identifier used in workbench/ or kernels/ has a heading in the op docs;
 - every relative Markdown link resolves to an existing file (and, for links into docs/, to an existing heading);
-- no page mentions the internal design material.
+- no page mentions the internal design material;
+- the package and its data files cite nothing outside the repository: no internal design documents, and every
+  `docs/...md` reference (with its `#anchor`, `§N.M` section or decision ID) resolves to a file and a heading.
 """
 
 from __future__ import annotations
@@ -174,3 +176,130 @@ def test_no_internal_material(path: Path) -> None:
             if m := pattern.search(line):
                 found.append(f"line {n}: {m.group(0)!r} ({what})")
     assert not found, f"{path.relative_to(ROOT)} mentions internal material: {found}"
+
+
+# -- citations in the package and its data --------------------------------------------------------------------------
+# Convention: a reference is the repository path of a doc page followed by that page's own locator:
+#   docs/ops/cast.md §5.4      a numbered section of an op page
+#   docs/ops/cast.md D18       a decision heading (D1..D24, DECISION-EDG-N, DECISION-SCE-N)
+#   docs/precision.md#double_thousandth   a heading anchor, for the pages without section numbers
+
+CODE_FILES = sorted((ROOT / "workbench").rglob("*.py")) + sorted(p for p in (ROOT / "data").rglob("*") if p.is_file())
+OP_PAGES = r"(?:cast|embedding_dense_grad|softmax_cross_entropy_with_logits)"
+INTERNAL_CITATIONS = (
+    (re.compile(r"ascend-facts", re.I), "the internal facts file"),
+    (re.compile(r"shared/"), "a path into the internal shared/ folder"),
+    (re.compile(r"\bspecs/"), "the internal specs folder"),
+    (re.compile(r"pyacl\.md"), "an internal reference note"),
+    (re.compile(r"(?<!docs/ops/)\b" + OP_PAGES + r"\.md\b"), "an op design document (cite docs/ops/OP.md)"),
+    (re.compile(r"\bspecs? §", re.I), "a section of an internal spec (cite docs/...md §N)"),
+    (re.compile(r"\bseed\s*§|\bseed split\b|\bseed claim\b", re.I), "the internal design documents"),
+    (
+        re.compile(
+            r"\bseed's\b|\bseeds?/|\bseed:[A-Za-z]|\b(?:EDG|SCE|Cast) seed\b|\bseed (?:design|doc|formula|rule)", re.I
+        ),
+        "the internal design documents",
+    ),
+    (re.compile(r"""rule\s*[=:]\s*["']seed["']|["']seed["']\s*:\s*embedding"""), "the golden rule is named 'ascend'"),
+)
+# Hits in files another engineer is editing right now: (path, text). Remove an entry once its file is fixed.
+PENDING = {("workbench/emu/launch.py", "ascendc-emulator spec §5.6")}
+
+
+def test_no_internal_citations_in_code() -> None:
+    assert len(CODE_FILES) > 30, f"only {len(CODE_FILES)} files under workbench/ and data/"
+    found = []
+    for path in CODE_FILES:
+        rel = str(path.relative_to(ROOT))
+        for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            if any(rel == where and text in line for where, text in PENDING):
+                continue
+            for pattern, what in INTERNAL_CITATIONS:
+                if m := pattern.search(line):
+                    found.append(f"{rel}:{n}: {m.group(0)!r} ({what})")
+    assert not found, "internal citations (point them at docs/ instead):\n" + "\n".join(found)
+
+
+DOC_REF = re.compile(
+    r"(?<![\w/.-])(docs/[\w./-]+?\.md)(?:#([\w-]+))?"
+    r"(?:\s+(§\d+(?:\.\d+)*(?:(?:,\s*|\s*-\s*|/)§\d+(?:\.\d+)*)*)|\s+(D\d+|DECISION-[A-Z]+-\d+[a-z]?)\b)?"
+)
+
+
+def section_numbers(path: Path) -> set[str]:
+    """'1', '1.3', ... of the numbered headings ('## 1. Contract', '### 1.3 Empty tensors, ...')."""
+    return {m.group(1) for title in headings(path) if (m := re.match(r"(\d+(?:\.\d+)*)\.?\s", title))}
+
+
+def decision_ids(path: Path) -> set[str]:
+    return {title.split(":")[0].strip() for title in headings(path) if ":" in title}
+
+
+def code_references() -> list[tuple[str, re.Match[str]]]:
+    files = sorted((ROOT / "workbench").rglob("*.py")) + sorted((ROOT / "data" / "platforms").glob("*.ini"))
+    refs = []
+    for path in files:
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            refs += [(f"{path.relative_to(ROOT)}:{n}", m) for m in DOC_REF.finditer(line)]
+    return refs
+
+
+def unresolved(m: re.Match[str]) -> list[str]:
+    """Why a docs/ reference found by DOC_REF does not resolve (empty when it does)."""
+    page, anchor, sections, decision = m.groups()
+    dest = ROOT / page
+    if not dest.is_file():
+        return [f"no file {page}"]
+    why = [f"no heading with anchor #{anchor} in {page}"] if anchor and anchor not in anchors(dest) else []
+    why += [
+        f"no section {number} in {page}"
+        for number in re.findall(r"§(\d+(?:\.\d+)*)", sections or "")
+        if number not in section_numbers(dest)
+    ]
+    if decision and decision not in decision_ids(dest):
+        why.append(f"no heading {decision} in {page}")
+    return why
+
+
+def test_code_references_to_docs_resolve() -> None:
+    refs = code_references()
+    assert len(refs) > 40, f"only {len(refs)} docs/ references found in workbench/ and data/platforms/"
+    broken = [f"{where}: {m.group(0)} ({'; '.join(why)})" for where, m in refs if (why := unresolved(m))]
+    assert not broken, "docs/ references that do not resolve:\n" + "\n".join(broken)
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        ("see docs/ops/cast.md §5.4)", True),
+        ("docs/ops/cast.md §1, §2: ...", True),
+        ("docs/ops/embedding_dense_grad.md DECISION-EDG-2: outside", True),
+        ("(docs/precision.md#double_thousandth)", True),
+        ("docs/ops/cast.md §9.9", False),
+        ("docs/ops/cast.md §1, §9", False),
+        ("docs/ops/cast.md DECISION-EDG-2", False),
+        ("docs/precision.md#no-such-heading", False),
+        ("docs/nowhere.md", False),
+    ],
+)
+def test_reference_checker(text: str, ok: bool) -> None:
+    m = DOC_REF.search(text)
+    assert m is not None and (not unresolved(m)) == ok
+
+
+@pytest.mark.parametrize(
+    ("line", "internal"),
+    [
+        ("blockFactor 2 (seed split, tail 2)", True),
+        ("I32->U8 window (seed §3.4)", True),
+        ("double_thousandth (ascend-facts §4.1)", True),
+        ("Cast E1 (cast.md §4.5)", True),
+        ("per the EDG seed [seed claim]", True),
+        ("(spec §2)", True),
+        ('golden(case, inputs, rule="seed")', True),
+        ("docs/ops/cast.md §4.5 and docs/ops/softmax_cross_entropy_with_logits.md §6", False),
+        ("make_inputs(case, seed=0); --seed 3; the RNG seed; SeedSequence([seed, h])", False),
+    ],
+)
+def test_citation_patterns(line: str, internal: bool) -> None:
+    assert any(pattern.search(line) for pattern, _ in INTERNAL_CITATIONS) == internal

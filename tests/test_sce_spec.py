@@ -125,7 +125,7 @@ INVALID = [
         descs(shape=(2, 3, 4, 5), fmt="NCHW", loss=TensorDesc("float32", (2, 1, 4, 5))),
         InvalidShape,
         r"loss.shape: got \[2, 1, 4, 5\]; allowed: \[2, 4, 5\] \(\[N,H,W\]\); CANN's \[N,1,H,W\] "
-        r"TBE/GE view is an annotation only \(DECISION-SCE-2\)",
+        r"TBE/GE view is an annotation only \(docs/ops/softmax_cross_entropy_with_logits\.md DECISION-SCE-2\)",
         161002,
     ),
     (

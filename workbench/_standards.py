@@ -2,7 +2,7 @@
 
 Every judge sees the same float64 `Pairs` (special values already resolved) and returns an `Outcome`:
 which elements fail, a severity for ranking the worst ones, the relative error it defines, and the verdict.
-Thresholds cite /work/shared/reference/ascend-facts.md §4.
+Thresholds and their public sources: docs/precision.md (one heading per standard).
 """
 
 from __future__ import annotations
@@ -19,18 +19,18 @@ from .dtypes import NUMPY
 
 STANDARDS: Final = ("exact", "double_thousandth", "single_benchmark", "mixed_tolerance")
 
-# §4.1 LOSS; fp32 1e-4 is the contest-template variant, bf16 4e-3 the msprobe per-API value (§4.6, §4.7).
+# docs/precision.md#double_thousandth: LOSS; fp32 1e-4 is the contest-template variant, bf16 4e-3 msprobe's value.
 DOUBLE_THOUSANDTH: Final = {"float16": 1e-3, "float32": 1e-4, "bfloat16": 4e-3}
-DT_MINIMUM: Final = 1e-9  # denominator guard, as the specs write it (the sample's 10e-10)
-# §4.3: T (MARE limit 10·T), small-value domain |g| < s, small-value abs-error limit.
+DT_MINIMUM: Final = 1e-9  # denominator guard (the sample script's MINIMUM, 10e-10)
+# docs/precision.md#single_benchmark: T (MARE limit 10·T), small-value domain |g| < s, small-value abs-error limit.
 SINGLE_BENCHMARK: Final = {
     "float16": {"T": 2.0**-10, "small": 2.0**-11, "small_limit": 2.0**-16},
     "bfloat16": {"T": 2.0**-7, "small": 2.0**-8, "small_limit": 2.0**-16},
     "float32": {"T": 2.0**-13, "small": 2.0**-14, "small_limit": 2.0**-30},
 }
 SB_EPS: Final = 1e-7
-MARE_RATIO: Final = 10  # ATK mare_ratio: exactly 10·T, not rounded to a power of two (§4.3)
-# §4.4 table.
+MARE_RATIO: Final = 10  # ATK mare_ratio: exactly 10·T, not rounded to a power of two
+# docs/precision.md#mixed_tolerance table.
 MIXED_TOLERANCE: Final = {
     "float16": {"rtol": 2.0**-9, "atol": 2.0**-9, "floor": 1e-1},
     "bfloat16": {"rtol": 2.0**-6, "atol": 2.0**-6, "floor": 1e0},
@@ -138,7 +138,12 @@ def _finite_only(x: np.ndarray, p: Pairs) -> np.ndarray:
 
 def _special_reason(p: Pairs) -> str | None:
     n = int(p.special_fail.sum())
-    return f"{n} NaN/Inf position or sign mismatch(es) (must match under every standard, §4)" if n else None
+    if not n:
+        return None
+    return (
+        f"{n} NaN/Inf position or sign mismatch(es) "
+        "(must match under every standard, docs/precision.md#how-every-standard-sees-the-data)"
+    )
 
 
 def _verdict(passed: bool, rule: str, facts: str, reasons: list[str | None]) -> str:
@@ -185,7 +190,7 @@ def double_thousandth(p: Pairs) -> Outcome:
         rel,
         passed,
         {"T": t, "budget": budget},
-        _verdict(passed, "double_thousandth (ascend-facts §4.1)", facts, reasons),
+        _verdict(passed, "double_thousandth (docs/precision.md#double_thousandth)", facts, reasons),
         {"budget": budget, "budget_used": n},
     )
 
@@ -229,7 +234,7 @@ def single_benchmark(p: Pairs) -> Outcome:
         rel,
         passed,
         {"T": t, "MARE_limit": MARE_RATIO * t, "small": s, "small_limit": lim},
-        _verdict(passed, "single_benchmark MERE/MARE (ascend-facts §4.3, cast.md D18)", facts, reasons),
+        _verdict(passed, "single_benchmark MERE/MARE (docs/precision.md#single_benchmark)", facts, reasons),
         {"mere": mere, "mare": mare, "small_count": int(small.sum()), "small_fail": nsf},
     )
 
@@ -271,7 +276,7 @@ def mixed_tolerance(p: Pairs) -> Outcome:
         rel,
         passed,
         {"rtol": rtol, "atol": atol, "floor": floor, "matched_ratio": MATCHED_RATIO},
-        _verdict(passed, "mixed_tolerance (ascend-facts §4.4)", facts, reasons),
+        _verdict(passed, "mixed_tolerance (docs/precision.md#mixed_tolerance)", facts, reasons),
         {"matched_ratio": ratio, "max_abs_limit": limit, "g_low": g_low},
     )
 

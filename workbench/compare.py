@@ -172,7 +172,10 @@ def compare(
     asked = standard or ("double_thousandth" if floating else "exact")
     notes = [] if mode is None else [f"golden computed in overflow mode {mode!r}"]
     if not floating and asked != "exact":
-        notes.append(f"{dtype} output: compared bit-exactly whatever the standard ({asked!r} requested; §4.3, §4.6)")
+        notes.append(
+            f"{dtype} output: compared bit-exactly whatever the standard "
+            f"({asked!r} requested; docs/precision.md#defaults)"
+        )
     out = NUMPY[dtype]
     for which, arr in (("actual", a), ("expected", g)):
         if arr.dtype != out:

@@ -1,10 +1,10 @@
-"""`workbench demo`: the main job. Every op's worked examples from its spec, end to end on this machine.
+"""`workbench demo`: the main job. Every op's worked examples (§4 of its docs/ops/ page), end to end.
 
 For each example: the host tiling decision and UB budget; the op's Ascend C kernel run on the `emu`
 backend (ascemu) and compared with the golden; and the golden itself checked against an independent
 reference (float64 oracle for SCE, the PyTorch summation rule for EDG, IEEE `astype` semantics for
 Cast). One Cast example is chosen to fail that golden cross-check:
-on the edge table, the 310P saturation semantics differ from IEEE exactly where the spec says
+on the edge table, the 310P saturation semantics differ from IEEE exactly where docs/ops/cast.md §5.3 says
 (NaN -> 0, Inf -> ±65504), and the report traces each difference to the core and tile that computes it.
 """
 
@@ -34,7 +34,7 @@ def examples() -> list[Example]:
     edg, sce = "embedding_dense_grad", "softmax_cross_entropy_with_logits"
     return [
         Example(
-            "Cast E1 (cast.md §4.5): float32 -> float16, N = 1,000,000",
+            "Cast E1 (docs/ops/cast.md §4.5): float32 -> float16, N = 1,000,000",
             Case("cast", ("float32", "float16"), (1_000_000,)),
             "IEEE astype",
             {"mode": "ieee"},
@@ -60,7 +60,7 @@ def examples() -> list[Example]:
             False,
         ),
         Example(
-            "EmbeddingDenseGrad X1 (embedding_dense_grad.md §4): N 4096, D 512, num_weights 1000",
+            "EmbeddingDenseGrad X1 (docs/ops/embedding_dense_grad.md §4): N 4096, D 512, num_weights 1000",
             Case(edg, ("float32",), (4096, 512), attrs={"num_weights": 1000}),
             "PyTorch rule",
             {"rule": "pytorch"},
@@ -72,7 +72,7 @@ def examples() -> list[Example]:
             {"rule": "pytorch"},
         ),
         Example(
-            "SoftmaxCrossEntropyWithLogits E1 (softmax_cross_entropy_with_logits.md §4): fp32 [64, 1000]",
+            "SoftmaxCrossEntropyWithLogits E1 (docs/ops/softmax_cross_entropy_with_logits.md §4): fp32 [64, 1000]",
             Case(sce, ("float32",), (64, 1000)),
             "float64 oracle",
             {"oracle": True},

@@ -35,7 +35,7 @@ ALIASES: Final[dict[str, str]] = {
     "i64": "int64",
     "b": "bool",
 }
-# ge::DataType / aclDataType values (cast.md §1 dst_type).
+# ge::DataType / aclDataType values (docs/ops/cast.md §1.1 dst_type).
 GE_ENUM: Final[dict[str, int]] = {
     "float32": 0,
     "float16": 1,

@@ -49,7 +49,7 @@ class KernelInfo:
     """How the shipped Ascend C kernel of an op is built and called for one Case.
 
     The entry takes GM_ADDR tensors in `args` order, then GM_ADDR workspace, then the TilingData struct
-    by value (pyacl.md §3.2). A fill of -1 leaves the emulator's poison in an output or workspace (so
+    by value (docs/emulator.md#using-it). A fill of -1 leaves the emulator's poison in an output or workspace (so
     unwritten or uninitialised bytes are reported); another value is what the launcher pre-fills
     (e.g. EmbeddingDenseGrad's launcher zeroes `out` and the workspace, DECISION-EDG-4/5).
     """

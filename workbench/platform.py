@@ -43,8 +43,11 @@ ARCH_TRAITS: dict[int, ArchTraits] = {
         has_sync_all=False,
         overflow_mode="saturation",
         runtime_ub_reserve=0,
-        source="ascend-facts §1.3, §2.3 (AI Core saturation only), §2.5 (no DataCopyPad on 310P AI Core); "
-        "SyncAll unusable on dav_m200 per the EDG seed [seed claim]; runtime UB reserve unknown on 310P [UNVERIFIED]",
+        source="docs/hardware.md#platforms-at-a-glance; "
+        "docs/hardware.md#overflow-mode-saturation-vs-infnan (AI Core saturation only); "
+        "docs/hardware.md#32-byte-alignment-and-data-movement (no DataCopyPad on 310P AI Core); "
+        "docs/hardware.md#atomics-and-inter-core-sync (no hard SyncAll on dav-m200); "
+        "runtime UB reserve unknown on 310P [UNVERIFIED]",
     ),
     2201: ArchTraits(
         arch="dav-c220",
@@ -54,8 +57,10 @@ ARCH_TRAITS: dict[int, ArchTraits] = {
         has_sync_all=True,
         overflow_mode="inf_nan",
         runtime_ub_reserve=256,
-        source="ascend-facts §1.3, §2.3 (A2 defaults to INF_NAN), §2.5 (DataCopyPad on A2); "
-        "GetCoreMemSize(UB) measured 196352 = ini - 256 on 910B3 [3P]",
+        source="docs/hardware.md#platforms-at-a-glance; "
+        "docs/hardware.md#overflow-mode-saturation-vs-infnan (A2 defaults to INF_NAN); "
+        "docs/hardware.md#32-byte-alignment-and-data-movement (DataCopyPad on A2); "
+        "docs/hardware.md#unified-buffer-size-and-reserves (GetCoreMemSize(UB) = ini - 256, measured on 910B3 [3P])",
     ),
 }
 
@@ -81,7 +86,10 @@ class Platform:
 
     @property
     def core_num(self) -> int:
-        """GetCoreNum(): AI Cores on coupled SoCs, vector cores (AIV) on split ones (facts §1.4)."""
+        """GetCoreNum(): AI Cores on coupled SoCs, vector cores (AIV) on split ones.
+
+        See docs/hardware.md#core-counts-getcorenum.
+        """
         return self.ai_core_cnt if self.traits.coupled else self.vector_core_cnt
 
     @property
@@ -184,13 +192,13 @@ def parse_ini(path: Path) -> Platform:
 
 
 def _derived_bandwidth(cfg: configparser.ConfigParser, path: Path) -> tuple[float, str]:
-    """ddr_rate (B/cycle/core) x cores x clock, the derivation of ascend-facts §1.5, for CANN's own files."""
+    """ddr_rate (B/cycle/core) x cores x clock (docs/hardware.md#memory-bandwidth), for CANN's own files."""
     rate = cfg.get("AICoreMemoryRates", "ddr_rate", fallback=None)
     freq = cfg.get("AICoreSpec", "cube_freq", fallback=None)
     cores = cfg.get("SoCInfo", "ai_core_cnt", fallback=None)
     if rate and freq and cores:
         bw = float(rate) * int(cores) * int(freq) * 1e6
-        return bw, f"derived: ddr_rate x ai_core_cnt x cube_freq from {path.name} (ascend-facts §1.5)"
+        return bw, f"derived: ddr_rate x ai_core_cnt x cube_freq from {path.name} (docs/hardware.md#memory-bandwidth)"
     return 0.0, "unknown: no [Workbench] memory_bandwidth and no ddr_rate/cube_freq in the ini"
 
 

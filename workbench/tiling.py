@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from .errors import InfeasibleTiling
 
-BLOCK_BYTES = 32  # UB/DataCopy granule (ascend-facts §2.5)
+BLOCK_BYTES = 32  # UB/DataCopy granule (docs/hardware.md#32-byte-alignment-and-data-movement)
 
 
 def ceil_div(a: int, b: int) -> int:

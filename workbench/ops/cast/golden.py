@@ -1,4 +1,4 @@
-"""Cast golden (cast.md §5): total chain semantics (D16) in numpy/ml_dtypes, helpers named as in §5.1.
+"""Cast golden (docs/ops/cast.md §5): total chain semantics (D16) in numpy/ml_dtypes, helpers named as in §5.1.
 
 mode "sat" (default) is the 310P AI Core (saturation only: Inf -> ±MAX, NaN -> +0 through a Cast hop,
 F16 overflow -> ±65504); "ieee" gives the numpy/ml_dtypes/PyTorch `.to()` values for cross-checks (§5.3).

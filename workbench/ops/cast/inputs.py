@@ -1,4 +1,4 @@
-"""Cast input generators (cast.md §5.5): seeded, per pair, produced in the source dtype."""
+"""Cast input generators (docs/ops/cast.md §5.5): seeded, per pair, produced in the source dtype."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ _TINY = {"float16": 2.0**-14, "float32": 1e-30, "bfloat16": 1e-30}
 
 
 def _quantize(values: np.ndarray, src: str) -> np.ndarray:
-    """float64 -> source dtype via f32; BF16 by ml_dtypes RNE from f32 (seed §5.3: golden uses these values)."""
+    """float64 -> source dtype via f32; BF16 by ml_dtypes RNE from f32 (§5.5: the golden uses these values)."""
     f32 = values.astype(np.float32)
     return f32.astype(ml_dtypes.bfloat16) if src == "bfloat16" else f32.astype(NUMPY[src])
 
@@ -50,7 +50,7 @@ def _int_bounds(src: str, dst: str) -> tuple[int, int]:
     if src == "bool":
         return 0, 1
     if (src, dst) in (("int32", "int8"), ("int32", "uint8")):
-        return -2047, 1919  # the I32->I8 contract window (seed §3.4)
+        return -2047, 1919  # the I32->I8 contract window (§5.4)
     if (src, dst) == ("int32", "float16"):
         return -65504, 65504
     if src == "int64" and dst in ("float32", "float16"):

@@ -1,4 +1,4 @@
-"""ctypes mirror of `kernels/cast/cast_tiling.h` (cast.md §4.4): same field order, fixed-width types."""
+"""ctypes mirror of `kernels/cast/cast_tiling.h` (docs/ops/cast.md §4.4): same field order, fixed-width types."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cast op spec (cast.md §1, §2): tensor descriptions, validation in the contract's order, SPEC assembly."""
+"""Cast op spec (docs/ops/cast.md §1, §2): tensor descriptions, validation in the contract's order, SPEC assembly."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from .tables import PAIRS, TARGETS
 from .tiling import plan
 
 MAX_RANK = 8  # D23
-OUT_DTYPES = tuple(d for d in NUMPY if d != "bfloat16")  # BF16 output is never delivered (seed §2.3.1)
+OUT_DTYPES = tuple(d for d in NUMPY if d != "bfloat16")  # BF16 output is never delivered (§2)
 _ENUM_NAME = {v: k for k, v in GE_ENUM.items()}
 
 
@@ -26,7 +26,7 @@ def pair_error(src: str, dst: str) -> InvalidDtype:
     """The rejection of an undelivered (src, dst) pair, listing what that source can be cast to (§2)."""
     allowed = f"{src} -> {', '.join(TARGETS[src])}"
     if src == dst:
-        allowed += " (identity pairs are an aclnn-level copy, not this kernel; D20)"
+        allowed += " (identity pairs are an aclnn-level copy, not this kernel; docs/ops/cast.md D20)"
     elif dst == "bfloat16":
         allowed += " (BF16 is a source only)"
     return InvalidDtype("dtype", f"{src}:{dst}", allowed, code=INVALID)  # value spelled as Case.dtypes / the CLI
@@ -84,7 +84,7 @@ def check(tensors: Mapping[str, TensorDesc | None], attrs: Mapping[str, Any]) ->
     if tuple(y.shape) != tuple(x.shape):
         raise InvalidShape("out.shape", tuple(y.shape), f"{tuple(x.shape)} (out.shape == self.shape)", code=INVALID)
     if len(x.shape) > MAX_RANK:
-        raise InvalidShape("self.rank", len(x.shape), f"0..{MAX_RANK} (D23)", code=INVALID)
+        raise InvalidShape("self.rank", len(x.shape), f"0..{MAX_RANK} (docs/ops/cast.md D23)", code=INVALID)
 
 
 def standard(output: str, dtype: str) -> str:
@@ -92,7 +92,7 @@ def standard(output: str, dtype: str) -> str:
     return "single_benchmark" if dtype in ("float16", "float32", "bfloat16") else "exact"
 
 
-# Ascend C spellings of the dtypes; BF16 travels as int16_t and BOOL as uint8_t (cast.md §3.5).
+# Ascend C spellings of the dtypes; BF16 travels as int16_t and BOOL as uint8_t (§1.1, §3.5).
 C_TYPE = {
     "float16": "half",
     "float32": "float",

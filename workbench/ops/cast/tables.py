@@ -1,4 +1,4 @@
-"""The host truth tables of cast.md §3.4 (pathClassMap, middleBytesMap, roundModeMap), keyed by (src, dst).
+"""The host truth tables of docs/ops/cast.md §3.4 (pathClassMap, middleBytesMap, roundModeMap), keyed by (src, dst).
 
 One row per delivered pair. The scratch column lists each scratch TBuf of the chain with its bytes per
 element; middleBytes is their sum (D13: constants are full-tile TBufs, no Cast writes in place).
@@ -22,7 +22,7 @@ SHORT: Final[dict[str, str]] = {
 }
 LONG: Final[dict[str, str]] = {v: k for k, v in SHORT.items()}
 
-# AscendC::RoundMode values (ascend-facts §2.1): CAST_NONE = 0, CAST_RINT, ..., CAST_ODD = 6
+# AscendC::RoundMode values (docs/hardware.md#round-modes): CAST_NONE = 0, CAST_RINT, ..., CAST_ODD = 6
 ROUND_MODES: Final[dict[str, int]] = {"NONE": 0, "RINT": 1, "FLOOR": 2, "CEIL": 3, "ROUND": 4, "TRUNC": 5, "ODD": 6}
 
 CLASS_NAMES: Final[tuple[str, ...]] = (
@@ -44,7 +44,7 @@ _SPLIT = "M16hi:2 A:2 HA:2 HB:2 T2:4"
 _W64 = "RH:8 OFF:8"
 _XB = f"{_SPLIT} X:4"
 
-# src dst key roundMode vecB | scratch | chain   (cast.md §3.4, rows 1..60 in order)
+# src dst key roundMode vecB | scratch | chain   (§3.4, rows 1..60 in order)
 _ROWS = f"""
 F16 F32 0 NONE 4 | | f16 -N-> f32
 F16 I32 0 TRUNC 4 | | f16 -Z-> i32
@@ -156,7 +156,7 @@ _BIT8 = frozenset({"bool", "int8", "uint8"})
 
 
 def precedence_class(src: str, dst: str) -> tuple[int, str]:
-    """cast.md §3.2 D1: the first matching rule gives the class; returns (class, the rule that matched).
+    """§3.2, D1: the first matching rule gives the class; returns (class, the rule that matched).
 
     The last two rules need the m200 hop table (one Cast with the required mode), so they are read from
     the table here; the tests check the first seven rules against every row.

@@ -1,4 +1,4 @@
-"""Cast host tiling (cast.md §4): whole-block core split, UB budget, tiles, tail window, scalar staging."""
+"""Cast host tiling (docs/ops/cast.md §4): whole-block core split, UB budget, tiles, tail window, scalar staging."""
 
 from __future__ import annotations
 
@@ -16,17 +16,24 @@ BUFFER_NUM = 2  # double-buffered in/out queues (§4.2)
 UB_RESERVE = 8192  # D14: framework/API temporary UB and runtime UB < ini value
 UB_ALIGN = 256  # ubFormer granule: a multiple of every BLOCK, keeps RH.HI 32-B aligned (§4.2)
 
-# cast.md §5.4 precision windows, as notes for the pairs they concern.
+# §5.4 precision windows, as notes for the pairs they concern; each note says where it is documented.
 _WINDOWS = {
-    ("int32", "int8"): "I32->I8 exact (contract) only for x in (-2048, 1920); the N8 chain is exact for every int32",
-    ("int32", "uint8"): "I32->U8 window x in (-2048, 1920) (seed §3.4); the N8 chain wraps exactly for every int32",
-    ("int64", "float32"): "I64->F32 exact only for x in (-2^31, 2^31-1); outside: rne32(wrap32(x))",
-    ("float32", "int64"): "F32->I64 exact for f in (-2147483648, 2147483583) (T(f) does not clamp)",
-    ("float32", "uint8"): "F32->U8 exact for f in (-2147483648, 2147483583) (T(f) does not clamp)",
-    ("int64", "int16"): "I64->I16 follows the mathematical result only for x in int32 range (low word, D5)",
-    ("int64", "float16"): "I64->F16 follows the mathematical result only for x in int32 range (low word, D5)",
-    ("float32", "bool"): "F32->BOOL: subnormal inputs are a probe (possible FTZ)",
-    ("float16", "bool"): "F16->BOOL: subnormal inputs and NaN are a probe (D10 BOOLB fallback)",
+    ("int32", "int8"): "I32->I8 exact (contract) only for x in (-2048, 1920); the N8 chain is exact for every int32 "
+    "(docs/ops/cast.md §5.4)",
+    ("int32", "uint8"): "I32->U8 x in (-2048, 1920); the N8 chain wraps exactly for every int32 "
+    "(docs/ops/cast.md §5.4)",
+    ("int64", "float32"): "I64->F32 exact only for x in (-2^31, 2^31-1); outside: rne32(wrap32(x)) "
+    "(docs/ops/cast.md §5.4)",
+    ("float32", "int64"): "F32->I64 exact for f in (-2147483648, 2147483583) (T(f) does not clamp; "
+    "docs/ops/cast.md §5.4)",
+    ("float32", "uint8"): "F32->U8 exact for f in (-2147483648, 2147483583) (T(f) does not clamp; "
+    "docs/ops/cast.md §5.4)",
+    ("int64", "int16"): "I64->I16 follows the mathematical result only for x in int32 range "
+    "(low word, docs/ops/cast.md D5)",
+    ("int64", "float16"): "I64->F16 follows the mathematical result only for x in int32 range "
+    "(low word, docs/ops/cast.md D5)",
+    ("float32", "bool"): "F32->BOOL: subnormal inputs are a probe (possible FTZ; docs/ops/cast.md §5.4)",
+    ("float16", "bool"): "F16->BOOL: subnormal inputs and NaN are a probe (docs/ops/cast.md D10, BOOLB fallback)",
 }
 
 
@@ -103,7 +110,10 @@ def plan(case: Case) -> TilingPlan:
 
     buffers: tuple[UbBuffer, ...] = ()
     if used:
-        bind = " (class 7 kernel uses one TQueBind<VECIN,VECOUT>(2, ubFormer): half this budget; D13 keeps it uniform)"
+        bind = (
+            " (class 7 kernel uses one TQueBind<VECIN,VECOUT>(2, ubFormer): half this budget; "
+            "docs/ops/cast.md D13 keeps it uniform)"
+        )
         bind = bind if info.path_class == 7 else ""
         buffers = (
             UbBuffer("inQue", BUFFER_NUM, ub * s_src, f"VECIN, {src}{bind}"),
@@ -122,9 +132,10 @@ def plan(case: Case) -> TilingPlan:
 
     rule = precedence_class(src, dst)[1]
     notes = [
-        f"class {info.path_class} {info.class_name}: D1 rule '{rule}' is the first that matches {src}->{dst}",
+        f"class {info.path_class} {info.class_name}: rule '{rule}' (docs/ops/cast.md D1) is the first that matches "
+        f"{src}->{dst}",
         f"chain: {info.chain}",
-        f"principal round mode CAST_{info.round_mode} ({info.round_mode_value}); informational (D24)",
+        f"principal round mode CAST_{info.round_mode} ({info.round_mode_value}); informational (docs/ops/cast.md D24)",
         f"bytesPerElem = 2*({s_src}+{s_dst}) + {info.middle_bytes} = {bytes_per_elem(src, dst)}; "
         f"ubFormer = floor(({ub_size}-{UB_RESERVE})/{bytes_per_elem(src, dst)}) aligned to {UB_ALIGN} = {ub}",
         f"BLOCK = 32/min({s_src},{s_dst}) = {block} elements; N = {n} = {full_blocks} full blocks + {tail}",
@@ -132,7 +143,9 @@ def plan(case: Case) -> TilingPlan:
     if (src, dst) in _WINDOWS:
         notes.append("precision window: " + _WINDOWS[(src, dst)])
     if n == 0:
-        notes.append("empty tensor: no launch (block_dim 0), workspace 0, output is an empty tensor (seed §2.3.2)")
+        notes.append(
+            "empty tensor: no launch (block_dim 0), workspace 0, output is an empty tensor (docs/ops/cast.md §1.3)"
+        )
     elif staging:
         notes.append(
             f"0 < N < BLOCK: scalar staging on core 0: {n} elements via GetValue/SetValue into a zeroed "

@@ -1,4 +1,7 @@
-"""EmbeddingDenseGrad (310P): spec, host tiling model, float64 golden, seeded inputs, TilingData mirror."""
+"""EmbeddingDenseGrad on 310P (docs/ops/embedding_dense_grad.md).
+
+Contract, host tiling model, float64 golden, seeded inputs, TilingData mirror.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
-"""EmbeddingDenseGrad goldens (spec §2): the float64 seed rule and the float32 `pytorch_rule` diagnostic.
+"""EmbeddingDenseGrad goldens (docs/ops/embedding_dense_grad.md §2).
 
-Both equal the spec's `np.add.at` reference bit for bit (same per-row summation order, stable sort), but
+The float64 sum-then-scale rule of the kernel (`rule="ascend"`, the default) and the float32 `pytorch_rule`
+diagnostic (`rule="pytorch"`).
+
+Both equal the §2 `np.add.at` reference bit for bit (same per-row summation order, stable sort), but
 run segment by segment: rows with equal indices form runs (after a stable argsort when the input is not
 already sorted); runs of equal length L are summed together, L gathered rows at a time, in cache-sized
 blocks spread over a small thread pool (numpy releases the GIL). Only runs that need it touch float64:
@@ -50,7 +53,7 @@ def _segment_sums(
         return out
     g = np.ascontiguousarray(grad, dtype=np.float32).reshape(-1, d)
     order, starts, lens, keys = _runs(idx, num_weights, normalize_padding(padding_idx, num_weights))
-    f64 = rule == "seed"
+    f64 = rule == "ascend"
 
     def rows(pos: np.ndarray) -> np.ndarray:
         return pos if order is None else order[pos]
@@ -62,7 +65,7 @@ def _segment_sums(
             for j in range(1, n):
                 acc += g[rows(s + j)]
             if scaled:
-                acc *= 1.0 / n  # sum then scale (seed rule), in float64
+                acc *= 1.0 / n  # sum then scale (DECISION-EDG-10), in float64
             out[kk] = acc
             return
         r = np.float32(1.0 / n) if scaled else None  # pytorch rule: each contribution times fl32(1/count)
@@ -131,8 +134,8 @@ def _bind(fn: Callable[..., None], *args: Any) -> Callable[[], None]:
 def embedding_dense_grad(
     grad: np.ndarray, indices: np.ndarray, num_weights: int, padding_idx: int = -1, scale_grad_by_freq: bool = False
 ) -> np.ndarray:
-    """Seed rule (§2): S_k accumulated in float64, scaled by 1/count_k when count_k >= 2, cast to fp32 once."""
-    return _segment_sums(grad, indices, num_weights, padding_idx, scale_grad_by_freq, "seed")
+    """The golden (§2, DECISION-EDG-10): S_k in float64, scaled by 1/count_k when count_k >= 2, cast to fp32 once."""
+    return _segment_sums(grad, indices, num_weights, padding_idx, scale_grad_by_freq, "ascend")
 
 
 def pytorch_rule(
@@ -140,13 +143,13 @@ def pytorch_rule(
 ) -> np.ndarray:
     """Diagnostic (§2): float32, sorted order, out[k] += grad[i] * fl32(1/count_k) (embedding_dense_backward_cpu).
 
-    padding_idx is normalised as in the seed rule (DECISION-EDG-2); give PyTorch the same normalised value.
+    padding_idx is normalised as in the golden (DECISION-EDG-2); give PyTorch the same normalised value.
     """
     return _segment_sums(grad, indices, num_weights, padding_idx, scale_grad_by_freq, "pytorch")
 
 
-def golden(case: Case, inputs: Mapping[str, np.ndarray], rule: str = "seed") -> dict[str, np.ndarray]:
-    fns = {"seed": embedding_dense_grad, "pytorch": pytorch_rule}
+def golden(case: Case, inputs: Mapping[str, np.ndarray], rule: str = "ascend") -> dict[str, np.ndarray]:
+    fns = {"ascend": embedding_dense_grad, "pytorch": pytorch_rule}
     if rule not in fns:
         raise UnknownName("rule", rule, ", ".join(fns))
     a = case.attrs

@@ -1,4 +1,6 @@
-"""Seeded EmbeddingDenseGrad inputs (spec §7): grad ~ N(mu, sigma) with the ATK ranges, int32 indices.
+"""Seeded EmbeddingDenseGrad inputs (docs/ops/embedding_dense_grad.md §7).
+
+grad ~ N(mu, sigma) with the ATK ranges, int32 indices.
 
 Distributions (indices sorted unless named otherwise):
 - default: duplicate runs over a sparse key set (about a quarter of the rows of out are ever touched), a run
@@ -26,7 +28,7 @@ DISTRIBUTIONS = ("default", "uniform", "unique", "same", "zipf", "unsorted", "no
 
 
 def _atk_grad(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-    mu, sigma = rng.uniform(-100.0, 100.0), rng.uniform(1.0, 25.0)  # ATK ranges (ascend-facts §3.3)
+    mu, sigma = rng.uniform(-100.0, 100.0), rng.uniform(1.0, 25.0)  # ATK ranges (§7)
     return rng.normal(mu, sigma, shape).astype(np.float32)
 
 

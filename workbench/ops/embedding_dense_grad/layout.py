@@ -1,4 +1,7 @@
-"""ctypes mirror of kernels/embedding_dense_grad/embedding_dense_grad_tiling.h (spec §3.4): all int64_t."""
+"""ctypes mirror of kernels/embedding_dense_grad/embedding_dense_grad_tiling.h: all int64_t.
+
+Fields as in docs/ops/embedding_dense_grad.md §3.4.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""EmbeddingDenseGrad contract (spec embedding_dense_grad.md §1): tensors, attrs, validation order, SPEC."""
+"""EmbeddingDenseGrad contract (docs/ops/embedding_dense_grad.md §1): tensors, attrs, validation order, SPEC."""
 
 from __future__ import annotations
 
@@ -105,7 +105,7 @@ def check_data(case: Case, inputs: Mapping[str, np.ndarray]) -> None:
         raise InvalidInput(
             f"sort_indices[{pos}] (flat position)",
             int(k[pos]),
-            f"[0, {nw}) = [0, num_weights) (debug validation, §1.2 check 8)",
+            f"[0, {nw}) = [0, num_weights) (debug validation, docs/ops/embedding_dense_grad.md §1.2 check 8)",
             code=_BAD,
         )
 
@@ -115,7 +115,8 @@ def dtype_fill(dtypes: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def standard(output: str, dtype: str) -> str:
-    return "double_thousandth"  # DECISION-EDG-11: §4.1 at 1e-4 (plus exact zero rows, reported by the op tests)
+    # DECISION-EDG-11: docs/precision.md#double_thousandth at 1e-4 (plus exact zero rows, reported by the op tests)
+    return "double_thousandth"
 
 
 def kernel(case: Case) -> KernelInfo:
@@ -140,7 +141,12 @@ SPEC = OpSpec(
     outputs=(TensorSpec("out", "float32 [num_weights, D]; zeroed by the launcher, padding/untouched rows stay 0"),),
     attrs=(
         AttrSpec("num_weights", int, REQUIRED, "rows of out, 0..INT32_MAX"),
-        AttrSpec("padding_idx", int, -1, "row kept at zero; outside [0, num_weights) means none (DECISION-EDG-2)"),
+        AttrSpec(
+            "padding_idx",
+            int,
+            -1,
+            "row kept at zero; outside [0, num_weights) means none (docs/ops/embedding_dense_grad.md DECISION-EDG-2)",
+        ),
         AttrSpec("scale_grad_by_freq", bool, False, "scale row k by 1/count_k when count_k >= 2 (tilingKey 1)"),
     ),
     dtype_matrix=(("float32", "int32"),),

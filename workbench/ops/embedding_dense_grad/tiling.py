@@ -1,4 +1,4 @@
-"""Host tiling model of EmbeddingDenseGrad on 310P (spec embedding_dense_grad.md §3), pure and total."""
+"""Host tiling model of EmbeddingDenseGrad on 310P (docs/ops/embedding_dense_grad.md §3), pure and total."""
 
 from __future__ import annotations
 
@@ -17,13 +17,13 @@ if TYPE_CHECKING:
 
 # §3.1 constants
 UB_RESERVE = 1024  # the 310P experimental EmbeddingDenseGrad keeps 1 KiB back
-COL_MAX = 4096  # fp32 elements per column chunk (seed "min(D, 4096)")
+COL_MAX = 4096  # fp32 elements per column chunk: ubProcessNum = min(D, 4096) (§3.3)
 IDX_TILE = 2048  # int32 indices staged per UB tile, scanned with scalar GetValue (DECISION-EDG-8)
-BUFFER_NUM = 1  # no double buffer: the scatter is MTE3-bound (seed)
+BUFFER_NUM = 1  # no double buffer: the scatter is MTE3-bound (§3.1)
 CNT_BLK = 32  # one 8-lane fp32 block: the zero-masked counts atomic (DECISION-EDG-15)
 SYNC_BUF = 256  # 8 soft-sync slots of 32 B, one per AI Core (§3.7)
 SYS_WORKSPACE = 16 * 1024 * 1024  # §3.4
-MAX_BLOCK_COUNT = 4095  # DataCopyParams.blockCount limit (ascend-facts §2.5)
+MAX_BLOCK_COUNT = 4095  # DataCopyParams.blockCount limit (docs/hardware.md#32-byte-alignment-and-data-movement)
 MAX_STRIDE = 65535  # DataCopyParams.srcStride is a uint16 in 32 B blocks
 LANES = 8  # fp32 elements per 32 B block
 
@@ -57,7 +57,10 @@ def plan(case: Case) -> TilingPlan:
     key = 1 if scale else 0
     f: dict[str, int] = dict.fromkeys(FIELDS, 0)
     f.update(numWeights=nw, dimSize=d, gradRow=n, paddingIdx=pad, scaleGradByFreq=int(scale), idxTileNum=IDX_TILE)
-    notes = [f"padding_idx {case.attrs['padding_idx']} -> paddingIdx {pad} (DECISION-EDG-2: outside [0, {nw}) = none)"]
+    notes = [
+        f"padding_idx {case.attrs['padding_idx']} -> paddingIdx {pad} "
+        f"(docs/ops/embedding_dense_grad.md DECISION-EDG-2: outside [0, {nw}) = none)"
+    ]
     common: dict[str, Any] = {
         "op": "embedding_dense_grad",
         "platform": case.platform,
@@ -72,11 +75,12 @@ def plan(case: Case) -> TilingPlan:
             if nw == 0 or d == 0
             else f"N == 0: no launch; the launcher memsets out ({nw * d * 4} B) to zero"
         )
-        notes.insert(0, f"empty case (§1.2): {what}; block_dim 0, no workspace")
+        notes.insert(0, f"empty case (docs/ops/embedding_dense_grad.md §1.2): {what}; block_dim 0, no workspace")
 
         def locate_empty(index: int, output: str | None, inputs: Mapping[str, Any] | None) -> Location:
             _check_index(index, output, nw * d)
-            return Location(None, None, None, False, "no launch: out zeroed by the launcher memset (§1.2)")
+            why = "no launch: out zeroed by the launcher memset (docs/ops/embedding_dense_grad.md §1.2)"
+            return Location(None, None, None, False, why)
 
         return TilingPlan(
             tiling_name=NAMES[key],
@@ -189,7 +193,8 @@ def plan(case: Case) -> TilingPlan:
     else:
         cs, off, ln = window(d, c_len)
         notes.append(
-            f"key {key} (unaligned D: scalar window path, DECISION-EDG-7): D % 8 = {d % 8}; rowBatchNum 1, "
+            f"key {key} (unaligned D: scalar window path, docs/ops/embedding_dense_grad.md DECISION-EDG-7): "
+            f"D % 8 = {d % 8}; rowBatchNum 1, "
             f"W = {align_up(c_len + 7, LANES)}; grad row 1 reads window(q={d}) = cs {cs}, off {off}, len {ln} "
             "and out rows are flushed as zero-masked atomic windows (functional, explain-only)"
         )
@@ -203,13 +208,15 @@ def plan(case: Case) -> TilingPlan:
     if key == 1:
         unit = "rows" if aligned else "8-element units"
         notes.append(
-            f"Phase 2 (DECISION-EDG-6): {p2_units} {unit} over {used} cores: {f['p2FormerCoreNum']} x "
+            f"Phase 2 (docs/ops/embedding_dense_grad.md DECISION-EDG-6): {p2_units} {unit} over {used} cores: "
+            f"{f['p2FormerCoreNum']} x "
             f"{f['p2FormerNum']} + {used - f['p2FormerCoreNum']} x {f['p2TailNum']}"
         )
     notes.append(
         "workspace: 16 MiB system"
         + (
-            f" + counts {f['countsLength']}*4 + sync {used}*32 B (zeroed by the launcher, DECISION-EDG-5)"
+            f" + counts {f['countsLength']}*4 + sync {used}*32 B "
+            "(zeroed by the launcher, docs/ops/embedding_dense_grad.md DECISION-EDG-5)"
             if key == 1
             else ""
         )
@@ -218,10 +225,13 @@ def plan(case: Case) -> TilingPlan:
     if out_bytes > soc.l2_size:
         notes.append(
             f"at risk: out is {out_bytes} B > L2 {soc.l2_size} B, so the atomic adds read-modify-write DRAM "
-            "(§6: about 1.5 x T_theory)"
+            "(about 1.5 x T_theory, docs/ops/embedding_dense_grad.md §6)"
         )
     if key == 1 or not aligned:
-        notes.append("performance: explain-only path (only key 0 with D % 8 == 0 is gated, DECISION-EDG-12)")
+        notes.append(
+            "performance: explain-only; only key 0 with D % 8 == 0 is gated "
+            "(docs/ops/embedding_dense_grad.md DECISION-EDG-12)"
+        )
 
     starts = np.array([c.start for c in cores], np.int64)
 

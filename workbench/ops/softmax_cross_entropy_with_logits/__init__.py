@@ -1,4 +1,4 @@
-"""SoftmaxCrossEntropyWithLogits (specs/softmax_cross_entropy_with_logits.md)."""
+"""SoftmaxCrossEntropyWithLogits on 910B (docs/ops/softmax_cross_entropy_with_logits.md)."""
 
 from .spec import SPEC
 

@@ -1,4 +1,6 @@
-"""numpy golden of SoftmaxCrossEntropyWithLogits (spec §2): float32 math, outputs cast back RNE.
+"""numpy golden of SoftmaxCrossEntropyWithLogits (docs/ops/softmax_cross_entropy_with_logits.md §2).
+
+float32 math, outputs cast back RNE.
 
 Per row (class axis last for ND, axis 1 for NCHW):
     m = max x;  z = x - m;  s = sum exp(z);  loss = sum y*(log s - z);  backprop = exp(z)/s - y
@@ -89,7 +91,7 @@ def softmax_cross_entropy_with_logits(
 def softmax_cross_entropy_with_logits_f64(
     x: np.ndarray, y: np.ndarray, layout: str = "ND"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """float64 oracle, for diagnosis only (the gate compares against the float32 golden, spec §2)."""
+    """float64 oracle, for diagnosis only (the gate compares against the float32 golden, §2)."""
     ax = 1 if layout == "NCHW" else -1
     xd, yd = x.astype(np.float64), y.astype(np.float64)
     if xd.shape[ax] == 0:
@@ -102,7 +104,7 @@ def softmax_cross_entropy_with_logits_f64(
 
 
 def golden(case: Case, inputs: Mapping[str, np.ndarray], **options: Any) -> dict[str, np.ndarray]:
-    """Spec §2 golden; option `oracle=True` gives the float64 oracle instead, `threads=n` sizes the pool."""
+    """The §2 golden; option `oracle=True` gives the float64 oracle instead, `threads=n` sizes the pool."""
     x, y = inputs["features"], inputs["labels"]
     if options.get("oracle"):
         loss, bp = softmax_cross_entropy_with_logits_f64(x, y, case.format)

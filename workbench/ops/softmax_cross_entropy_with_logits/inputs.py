@@ -1,4 +1,4 @@
-"""Seeded features/labels for SoftmaxCrossEntropyWithLogits (spec §7 value and label kinds).
+"""Seeded features/labels for SoftmaxCrossEntropyWithLogits (docs/ops/softmax_cross_entropy_with_logits.md §7).
 
 Everything is drawn in float32 on the folded [A, C] view (row a = n*HW + p) and cast to the dtype
 round-to-nearest-even; NCHW then moves the class axis to axis 1.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ctypes
 
-# spec §3.6: all int64_t, in this order
+# docs/ops/softmax_cross_entropy_with_logits.md §3.6: all int64_t, in this order
 # fmt: off
 FIELDS = (
     "a", "r", "hw", "layoutMode", "fullLoadMode", "realCoreNum", "blockFactor", "tailBlockFactor", "aUbNumFactor",

@@ -1,4 +1,7 @@
-"""SoftmaxCrossEntropyWithLogits contract: shape inference and the aclnn validation order (spec §1)."""
+"""SoftmaxCrossEntropyWithLogits contract (docs/ops/softmax_cross_entropy_with_logits.md §1).
+
+Shape inference and the aclnn validation order.
+"""
 
 from __future__ import annotations
 
@@ -27,7 +30,9 @@ DTYPES = ("float32", "float16", "bfloat16")
 LAYOUTS = ("ND", "NCHW")
 TENSORS = ("features", "labels", "loss", "backprop")
 RANK = {"ND": 2, "NCHW": 4}
-TBE_VIEW = "CANN's [N,1,H,W] TBE/GE view is an annotation only (DECISION-SCE-2)"
+TBE_VIEW = (
+    "CANN's [N,1,H,W] TBE/GE view is an annotation only (docs/ops/softmax_cross_entropy_with_logits.md DECISION-SCE-2)"
+)
 
 
 def default_format(shape: tuple[int, ...]) -> str:
@@ -36,7 +41,7 @@ def default_format(shape: tuple[int, ...]) -> str:
 
 
 def loss_shape(shape: tuple[int, ...], layout: str) -> tuple[int, ...]:
-    """ND [N,C] -> [N]; NCHW [N,C,H,W] -> [N,H,W] (spec §1.2); other ranks keep N so check 6 speaks first."""
+    """ND [N,C] -> [N]; NCHW [N,C,H,W] -> [N,H,W] (§1.2); other ranks keep N so check 6 speaks first."""
     return (*shape[:1], *shape[2:]) if layout == "NCHW" else tuple(shape[:1])
 
 
@@ -47,7 +52,7 @@ def describe(case: Case) -> dict[str, TensorDesc]:
 
 
 def check(t: Mapping[str, TensorDesc | None], attrs: Mapping[str, Any]) -> None:
-    """Spec §1.3 checks 1-8 in order; the first failing one raises."""
+    """§1.3 checks 1-8 in order; the first failing one raises."""
     bad = ACLNN_ERR_PARAM_INVALID
     for name in TENSORS:  # 1
         if t.get(name) is None:
@@ -117,7 +122,7 @@ SPEC = OpSpec(
     attrs=(),
     dtype_matrix=tuple((d,) for d in DTYPES),
     formats=LAYOUTS,
-    # The first entry is Case's default platform: the spec's worked examples use 910B3 (coreNum 40).
+    # The first entry is Case's default platform: the worked examples (§4) use 910B3 (coreNum 40).
     platforms=("Ascend910B3", "Ascend910B"),  # any 910B works
     distributions=DISTRIBUTIONS,
     tiling_struct=SoftmaxCrossEntropyWithLogitsTilingData,

@@ -1,4 +1,7 @@
-"""Host tiling model of SoftmaxCrossEntropyWithLogits on 910B (spec §3): fold, core split, path, UB plan."""
+"""Host tiling model of SoftmaxCrossEntropyWithLogits on 910B (docs/ops/softmax_cross_entropy_with_logits.md §3).
+
+Fold, core split, path, UB plan.
+"""
 
 from __future__ import annotations
 
@@ -33,7 +36,7 @@ def fold(shape: tuple[int, ...], layout: str) -> tuple[int, int, int]:
 
 
 def core_split(a: int, core_num: int) -> tuple[int, int, int]:
-    """(realCoreNum, blockFactor, tailBlockFactor), the seed's formula verbatim (§3.3)."""
+    """(realCoreNum, blockFactor, tailBlockFactor), the §3.3 formula verbatim."""
     use = min(a, core_num)
     block = ceil_div(a, use)
     real = ceil_div(a, block)
@@ -93,7 +96,9 @@ def _select(
         n = min(block, EMPTY_TILE)
         f = {**full, "aUbNumFactor": n, "rAlign": 0, "rUbNumFactor": 0, "rLoopTime": 0, "rLoopTileAlign": 0}
         bufs = [UbBuffer("zeros", 1, n * b, "Duplicate(0) once, DataCopyPad to loss per tile")]
-        return EMPTY, 0, f, bufs, ["C == 0 with A > 0: EMPTY writes loss = 0 (DECISION-SCE-3); backprop is empty"]
+        why = "C == 0 with A > 0: EMPTY writes loss = 0 (docs/ops/softmax_cross_entropy_with_logits.md DECISION-SCE-3)"
+        why += "; backprop is empty"
+        return EMPTY, 0, f, bufs, [why]
     if r == 1:  # DECISION-SCE-8: z = x - x keeps NaN/inf exact; data is a contiguous [A] vector
         per = BUFFER_NUM * 4 * b + 3 * 4
         n = min(block, align_down(ub_avail // per, pb))
@@ -103,7 +108,8 @@ def _select(
         bufs += [UbBuffer(t, 1, n * 4, "fp32") for t in ("T0 x/z", "T1 y", "T2 backprop/loss")]
         f = {**full, "aUbNumFactor": n, "rAlign": 1, "rUbNumFactor": 1, "rLoopTileAlign": 1}
         why = f"C == 1: C_ONE, {per} B per element -> {ub_avail // per} fit; backprop = (1 + (x - x)) - y, "
-        return FULL_LOAD, C_ONE, f, bufs, [why + "loss = y * -(x - x) (DECISION-SCE-8)"]
+        why += "loss = y * -(x - x) (docs/ops/softmax_cross_entropy_with_logits.md DECISION-SCE-8)"
+        return FULL_LOAD, C_ONE, f, bufs, [why]
     if not ra and r <= SMALL_C_MAX:  # DECISION-SCE-8: packed rows Gathered into RA planes
         per = 6 * r * b + 2 * b + 24 * r + 12
         n = min(block, align_down(ub_avail // per, pb))
@@ -135,10 +141,14 @@ def _select(
         n = min(block, align_down(a_ub, pb) if a_ub >= pb else a_ub)
         note = " (ops-nn arch35 requires A_ub >= perBlock and would choose SplitR)" if a_ub < pb else ""
         bufs = _bufs(n, r_align, b, "[rows, R_align]")
-        return FULL_LOAD, GENERIC, {**full, "aUbNumFactor": n}, bufs, [f"{why} >= 1 -> FullLoad (DECISION-SCE-7){note}"]
+        why += f" >= 1 -> FullLoad (docs/ops/softmax_cross_entropy_with_logits.md DECISION-SCE-7){note}"
+        return FULL_LOAD, GENERIC, {**full, "aUbNumFactor": n}, bufs, [why]
     if ra and a_ub >= pb:
         n = min(align_down(a_ub, pb), align_up(min(block, hw), pb))
-        why += f" >= perBlock = {pb} -> FullLoad RA (RA needs whole 32 B plane rows, DECISION-SCE-7)"
+        why += (
+            f" >= perBlock = {pb} -> FullLoad RA "
+            "(RA needs whole 32 B plane rows, docs/ops/softmax_cross_entropy_with_logits.md DECISION-SCE-7)"
+        )
         return FULL_LOAD, GENERIC, {**full, "aUbNumFactor": n}, _bufs(n, r, b, "[C planes, lanes]"), [why]
     # SplitR §3.5
     tile_a = pb if ra else min(pb, block)
@@ -251,7 +261,7 @@ def _notes(
     yield (
         f"{layout} folds to A = {a} x R = {r} (HW = {f['hw']}, {'RA' if f['layoutMode'] else 'AR'}); "
         f"blockFactor {f['blockFactor']} on {f['realCoreNum']} of {soc.core_num_aiv} cores "
-        f"(seed split, tail {f['tailBlockFactor']})"
+        f"(tail {f['tailBlockFactor']}; docs/ops/softmax_cross_entropy_with_logits.md §3.3)"
     )
     yield from why
     yield (
@@ -260,7 +270,8 @@ def _notes(
     )
     raw, used = sum(x.count * x.bytes_each for x in bufs), sum(x.total for x in bufs)
     yield (
-        f"UB {raw} B by the spec's accounting ({used} B after InitBuffer's 32 B rounding) of {ub_avail} "
+        f"UB {raw} B by the accounting of docs/ops/softmax_cross_entropy_with_logits.md §3.4 "
+        f"({used} B after InitBuffer's 32 B rounding) of {ub_avail} "
         f"(ub_size {soc.ub_size} ini - {UB_RESERVE} reserve); the runtime GetCoreMemSize(UB) = {soc.ub_runtime} "
         f"leaves {soc.ub_runtime - used} B for the reduce tmp and slack"
     )
@@ -269,7 +280,8 @@ def _notes(
     yield f"GM traffic {traffic} B ({passes} passes of A*R*b + the loss A*b)"
     if sch == SPLIT_R:
         yield (
-            f"at risk (§6): SplitR moves 5/3 of FullLoad's traffic ({3 * a * r * b + a * b} B single-pass) "
+            f"at risk (docs/ops/softmax_cross_entropy_with_logits.md §6): SplitR moves 5/3 of FullLoad's traffic "
+            f"({3 * a * r * b + a * b} B single-pass) "
             f"and splits only A over {f['realCoreNum']} cores"
         )
     yield "copy_bytes empty: every GM<->UB move on 910B is a byte-exact DataCopyPad, no plain DataCopy"
