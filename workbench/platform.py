@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from . import resources
 from .errors import UnknownName, UnsupportedPlatform
@@ -248,6 +249,12 @@ class _Platforms(Mapping[str, Platform]):
 
     def __contains__(self, soc: object) -> bool:
         return soc in self._table()
+
+    def get(self, soc: str, default: Any = None) -> Any:  # Mapping.get expects KeyError; we raise UnknownName
+        try:
+            return self[soc]
+        except UnknownName:
+            return default
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._table())
