@@ -15,7 +15,12 @@
 #if __has_include("ascemu_entry.h")
 #include "ascemu_entry.h"
 #endif
+// The kernel sees only kernel_operator.h (the kernel-side API).  The machinery that runs it is included here,
+// after the kernel: launch.h (cores, crash isolation, GM allocation), serve.h (the reused `--serve` process) and
+// driver.h (the launch file, ASCEMU_MAIN).
 #include "kernel_operator.h"
+#include "ascemu/launch.h"
+#include "ascemu/serve.h"
 #include "ascemu/driver.h"
 
 #ifndef ASCEMU_ENTRY

@@ -576,6 +576,15 @@ inline int launch(int block_dim, const std::function<void()>& body) {
 }
 
 // ------------------------------------------------------------------------------------------------ CPU-twin shims
+// Host-side GM for hand-written host mains (named, with a role and a fill byte; -1 poisons).
+inline void* GmAlloc(size_t bytes, const char* name = "gm", const char* role = "other", int fill = -1) {
+    std::string r = role;
+    Role ro = r == "input" ? Role::Input : r == "output" ? Role::Output : r == "workspace" ? Role::Workspace
+            : r == "tiling" ? Role::Tiling : Role::Other;
+    return gm_alloc(bytes, name, ro, fill, rt().cfg.gm_exact)->base;
+}
+inline void GmFree(void* p) { gm_free(p); }
+
 inline void config_from_env() {
     Runtime& R = rt();
     if (const char* s = std::getenv("ASCEMU_REPORT")) R.cfg.report_path = s;
