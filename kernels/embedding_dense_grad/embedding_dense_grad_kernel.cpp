@@ -49,6 +49,7 @@ public:
         idxTile_ = t.idxTileNum;
         aligned_ = t.isAlignedD != 0;
         countsLen_ = t.countsLength;
+        n_ = t.gradRow;
         block_ = GetBlockIdx();
 
         // §3.2 row split
@@ -137,17 +138,24 @@ private:
 
     __aicore__ inline int64_t ChunkLen(int64_t c) const { return c == colLoop_ - 1 ? colTail_ : cLenMax_; }
 
-    // Index of grad row r, staged through idxBuf in tiles of idxTileNum (DECISION-EDG-8).  The last tile is
-    // rounded up to 8 indices: at most 28 B read past sort_indices (DECISION-EDG-7a).
+    // Index of grad row r, staged through idxBuf in tiles of idxTileNum (DECISION-EDG-8).  A DataCopy moves whole
+    // 8-index blocks, so a tile that would run past the end of sort_indices is stepped back to end at or before
+    // it (GM has no alignment requirement beyond the element): the copy never reads past the N indices this
+    // kernel was given, and relies on no allocation slack.  With N < 8 no block fits: the indices are read with
+    // scalar GM loads.
     __aicore__ inline int64_t IndexAt(int64_t r)
     {
+        if (n_ < LANES) {
+            return static_cast<int64_t>(idxGm_.GetValue(static_cast<uint64_t>(r)));
+        }
         if (r < idxBase_ || r >= idxBase_ + idxLen_) {
-            int64_t len = Min64(idxTile_, rowEnd_ - r);
+            int64_t len = Min64(Min64(idxTile_, rowEnd_ - r), n_ / LANES * LANES);
+            int64_t start = Min64(r, n_ - Align8(len));  // >= 0: Align8(len) <= N rounded down to 8
             Sync<HardEvent::S_MTE2>();  // scalar reads of the previous tile are done
-            DataCopy(idxLocal_, idxGm_[r], static_cast<uint32_t>(Align8(len)));
+            DataCopy(idxLocal_, idxGm_[static_cast<uint64_t>(start)], static_cast<uint32_t>(Align8(len)));
             Sync<HardEvent::MTE2_S>();
-            idxBase_ = r;
-            idxLen_ = len;
+            idxBase_ = start;
+            idxLen_ = r + len - start;  // rows [start, r) come along: indices of earlier rows, also correct
         }
         return static_cast<int64_t>(idxLocal_.GetValue(static_cast<uint32_t>(r - idxBase_)));
     }
@@ -442,7 +450,7 @@ private:
     GlobalTensor<float> gradGm_, outGm_, countsGm_;
     GlobalTensor<int32_t> idxGm_, slotGm_;
 
-    int64_t nW_ = 0, d_ = 0, pad_ = -1, used_ = 0, block_ = 0;
+    int64_t nW_ = 0, d_ = 0, pad_ = -1, used_ = 0, block_ = 0, n_ = 0;  // n_: grad rows = sort_indices length
     int64_t cLenMax_ = 0, colLoop_ = 0, colTail_ = 0, rowBatch_ = 1, idxTile_ = 0, countsLen_ = 0, win_ = 0;
     bool aligned_ = true;
     int64_t rowStart_ = 0, rowEnd_ = 0, p2Start_ = 0, p2End_ = 0;

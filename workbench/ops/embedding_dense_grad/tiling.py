@@ -302,11 +302,14 @@ def _copy_bytes(
     """Every distinct DataCopy length (bytes) the kernel issues; each must be a multiple of 32 on 310P (§3.1)."""
     d, n, nw, rb = f["dimSize"], f["gradRow"], f["numWeights"], f["rowBatchNum"]
     out: set[int] = set()
-    for c in cores:  # idx tiles: full tiles, then the last tile rounded up to 8 indices (<= 28 B over-read)
+    # idx tiles: full tiles, then the last one rounded up to whole 8-index blocks (stepped back so that it ends
+    # inside sort_indices, hence at most N rounded down to 8); with N < 8 the kernel reads indices as scalars
+    whole = n // LANES * LANES
+    for c in cores if whole else ():
         if c.count >= IDX_TILE:
             out.add(IDX_TILE * 4)
         if c.count % IDX_TILE:
-            out.add(align_up(c.count % IDX_TILE, LANES) * 4)
+            out.add(align_up(min(c.count % IDX_TILE, whole), LANES) * 4)
     if aligned:
         batches = {min(rb, c.count) for c in cores} | {c.last_tile for c in cores}
         out |= {b * w * 4 for b in batches for w in widths}  # grad batch loads (rb rows x w, strided)
