@@ -1,4 +1,8 @@
-"""Build-and-run helpers for the ascemu C++ test kernels (tests/test_emu_conformance.py, tests/test_emu_faults.py).
+"""Build-and-run helpers for the ascemu tests in this folder (test_emu_conformance.py, test_emu_faults.py, ...).
+
+Test modules here import these plain helpers with `from emu_helpers import ...`: pytest puts this folder on the
+module search path for them (a test folder without __init__.py, the default "prepend" import mode), so no test
+edits the path itself.  The session-wide builds and the user-kernel factory are fixtures in conftest.py.
 
 Builds use the documented single-translation-unit driver mechanism (kernels/emu/README.md):
     g++ -std=c++20 -O1 -g -pthread -DASCEMU_PLATFORM=<p> -I kernels/emu/include \
@@ -15,7 +19,7 @@ import os
 import re
 import struct
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,7 +32,13 @@ if TYPE_CHECKING:
 REPO = Path(__file__).resolve().parents[2]
 INCLUDE = REPO / "kernels" / "emu" / "include"
 DRIVER = REPO / "kernels" / "emu" / "driver" / "main.cpp"
-EMU_DIR = REPO / "tests" / "emu"
+EMU_DIR = Path(__file__).resolve().parent
+KERNEL_CONF = EMU_DIR / "conf_kernel.cpp"  # the §9 conformance cases, one per tiling_key
+KERNEL_FAULT = EMU_DIR / "fault_kernel.cpp"  # one deliberately broken kernel per check kind
+
+
+# The conftest fixture `user_kernel`: user_kernel(directory, source, entry, platform) -> context manager of a Kernel
+UserKernel = Callable[[Path, str, str, str], contextlib.AbstractContextManager["Kernel"]]
 
 
 @contextlib.contextmanager

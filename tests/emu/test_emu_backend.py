@@ -15,7 +15,7 @@ import pytest
 from workbench.emu import In, Out, load
 from workbench.errors import InvalidInput
 
-KERNEL = Path(__file__).parent / "emu_kernels" / "scale_add.cpp"
+KERNEL = Path(__file__).parent / "scale_add.cpp"
 
 
 class ScaleAddTiling(ctypes.Structure):

@@ -7,16 +7,13 @@ import ctypes
 import json
 import os
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "emu"))
-from emu_helpers import user_kernel
+from emu_helpers import UserKernel
 
 import workbench.emu.scratch as L
 from workbench.emu import POISON, In, Kernel, Out
@@ -47,7 +44,7 @@ class ProbeTiling(ctypes.Structure):
 
 
 @pytest.fixture(scope="module")
-def probe(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
+def probe(tmp_path_factory: pytest.TempPathFactory, user_kernel: UserKernel) -> Iterator[Kernel]:
     with user_kernel(tmp_path_factory.mktemp("probe"), PROBE, "probe", "Ascend310P3") as kernel:
         yield kernel
 

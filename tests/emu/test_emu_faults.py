@@ -7,32 +7,23 @@ deadlocks never affect the pytest process.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "emu"))
 from emu_helpers import (
-    EMU_DIR,
     EXIT_CRASH,
     EXIT_DEADLOCK,
     EXIT_ERRORS,
     EXIT_FATAL,
     EXIT_HARNESS,
-    build,
+    KERNEL_FAULT,
     conf_tiling,
     marker_line,
     run,
 )
 
-KERNEL = EMU_DIR / "fault_kernel.cpp"
+KERNEL = KERNEL_FAULT
 P310 = "ascend310p"
-
-
-@pytest.fixture(scope="session")
-def fault_bin(tmp_path_factory):
-    return build(KERNEL, "fault_kernel", P310, tmp_path_factory.mktemp("emu_fault_build"))
 
 
 @pytest.fixture

@@ -1,28 +1,23 @@
 """ascemu conformance tests (spec ascendc-emulator.md §9).
 
 One C++ kernel (tests/emu/conf_kernel.cpp) holds all cases; the launch tiling_key selects one.  The kernel is
-built once per platform per session (-O1, cached by source digest) and every launch runs in a subprocess.
+built once per platform per session (-O1, cached by source digest; the `conf_bins` fixture of conftest.py) and
+every launch runs in a subprocess.
 Test names carry the §9 case number.
 """
 
 from __future__ import annotations
 
 import json
-import sys
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numpy as np
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "emu"))
 from emu_helpers import (
-    EMU_DIR,
     EXIT_CLEAN,
     EXIT_DEADLOCK,
     EXIT_ERRORS,
     EXIT_FATAL,
-    build,
+    KERNEL_CONF,
     conf_tiling,
     f16,
     f32,
@@ -30,18 +25,10 @@ from emu_helpers import (
     run,
 )
 
-KERNEL = EMU_DIR / "conf_kernel.cpp"
+KERNEL = KERNEL_CONF
 P310, P910B = "ascend310p", "ascend910b"
 BOTH = [P310, P910B]
 R, F, C, A, Z = range(5)  # kModes order: RINT FLOOR CEIL ROUND TRUNC
-
-
-@pytest.fixture(scope="session")
-def conf_bins(tmp_path_factory):
-    d = tmp_path_factory.mktemp("emu_conf_build")
-    with ThreadPoolExecutor(2) as ex:
-        futs = {p: ex.submit(build, KERNEL, "conf_kernel", p, d) for p in BOTH}
-        return {p: f.result() for p, f in futs.items()}
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 // Unit tests for ascemu/types.h and ascemu/numeric.h (spec §3.2, §4, §9 tests 1-19, 30-37).
-// Build: g++ -std=c++20 -O1 -I kernels/emu/include tests/emu_numeric/test_numeric.cpp
+// Build: g++ -std=c++20 -O1 -I kernels/emu/include tests/emu/test_numeric.cpp
 // Run: ./a.out            -> prints "checks: N failures: F", exit 1 on any failure
 //      ./a.out --bench    -> cast_array throughput (compile with -O2 for meaningful numbers)
 #include <array>

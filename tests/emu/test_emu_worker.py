@@ -7,15 +7,12 @@ import ctypes
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "emu"))
-from emu_helpers import user_kernel
+from emu_helpers import UserKernel
 
 from workbench.emu import Kernel, worker
 
@@ -62,7 +59,7 @@ class StaticsTiling(ctypes.Structure):
 
 
 @pytest.fixture(scope="module")
-def statics(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kernel]:
+def statics(tmp_path_factory: pytest.TempPathFactory, user_kernel: UserKernel) -> Iterator[Kernel]:
     with user_kernel(tmp_path_factory.mktemp("statics"), STATICS, "statics", "Ascend910B1") as kernel:
         yield kernel
 

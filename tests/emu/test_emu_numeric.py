@@ -1,4 +1,4 @@
-"""Build and run the ascemu numeric unit tests (tests/emu_numeric/test_numeric.cpp).
+"""Build and run the ascemu numeric unit tests (tests/emu/test_numeric.cpp).
 
 The C++ program checks kernels/emu/include/ascemu/{types,numeric,fast}.h against spec §4 and §9
 (tests 1-19, 30-37): cast tables and documented examples, rounding modes, saturation vs inf/nan,
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "kernels" / "emu" / "include"
 FLAGS = ["g++", "-std=c++20", "-O1", "-Wall", "-Wextra", "-Werror", "-I", str(INCLUDE)]
 
@@ -30,7 +30,7 @@ def _build(src: Path, exe: Path, defines: list[str] | None = None) -> None:
 def test_numeric_unit_tests_pass(tmp_path: Path, defines: list[str]) -> None:
     """`clones`: the fast paths as this CPU picks them; `baseline`: plain -O1 code, as on a CPU without AVX2."""
     exe = tmp_path / "test_numeric"
-    _build(ROOT / "tests" / "emu_numeric" / "test_numeric.cpp", exe, defines)
+    _build(Path(__file__).parent / "test_numeric.cpp", exe, defines)
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     summary = re.search(r"checks: (\d+) failures: (\d+)", run.stdout)
