@@ -2,14 +2,16 @@
 
 The child is the only place kernel code runs: a crash, a hang or an abort ends the child, never the
 caller (or a Jupyter kernel). The child is a reused worker process when it can be (worker.py), else one
-process per launch. Arrays travel through files in a private, reused directory on tmpfs when
-one exists (/dev/shm) that the child maps as its GM: one memory copy in (pwrite), none in the child, one
-copy out (pread straight into the caller's array).
+process per launch. An exception while the caller waits (KeyboardInterrupt: Ctrl-C, a Jupyter interrupt)
+kills the child before it propagates, and no child outlives the interpreter. Arrays travel through files in a
+private, reused directory on tmpfs when one exists (/dev/shm) that the child maps as its GM: one memory copy in
+(pwrite), none in the child, one copy out (pread straight into the caller's array).
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import selectors
@@ -33,7 +35,7 @@ POISON = -1
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One structured emulator record (ascendc-emulator spec §5.6)."""
+    """One structured emulator record (docs/diagnostics.md#reading-a-diagnostic)."""
 
     kind: str
     severity: str
@@ -200,8 +202,11 @@ def _reap(block: bool = False) -> None:
         _exiting.clear()
     alive = []
     for proc in pending:
-        if block:
-            proc.wait()
+        if block:  # interpreter exit: they only unmap their memory; one that does not end is killed
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                _kill(proc)
         elif proc.poll() is None:
             alive.append(proc)
     if alive:
@@ -210,6 +215,18 @@ def _reap(block: bool = False) -> None:
 
 
 atexit.register(_reap, True)
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL and reap `proc`; close its pipes."""
+    with contextlib.suppress(OSError):
+        proc.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):  # SIGKILL cannot be ignored; only a D-state delays it
+        proc.wait(timeout=5)
+    for f in (proc.stdout, proc.stderr):
+        if f is not None:
+            with contextlib.suppress(OSError):
+                f.close()
 
 
 def _spawn(cmd: list[str], timeout_s: float) -> tuple[int, str]:
@@ -221,31 +238,21 @@ def _spawn(cmd: list[str], timeout_s: float) -> tuple[int, str]:
     _reap()
     deadline = time.monotonic() + timeout_s
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    chunks: dict[int, list[bytes]] = {}
-    with selectors.DefaultSelector() as sel:
-        for f in (proc.stdout, proc.stderr):
-            assert f is not None
-            sel.register(f, selectors.EVENT_READ)
-            chunks[f.fileno()] = []
-        timed_out = False
-        while sel.get_map():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                timed_out = True
-                break
-            for key, _ in sel.select(left):
-                data = os.read(key.fd, 1 << 16)
-                if data:
-                    chunks[key.fd].append(data)
-                else:
-                    sel.unregister(key.fileobj)
+    try:
+        return _finish(proc, deadline)
+    except BaseException:  # KeyboardInterrupt while the kernel runs: the child must not outlive the caller
+        _kill(proc)
+        raise
+
+
+def _finish(proc: subprocess.Popen[bytes], deadline: float) -> tuple[int, str]:
+    chunks, timed_out = _collect(proc, deadline)
     assert proc.stderr is not None and proc.stdout is not None
     stderr = b"".join(chunks[proc.stderr.fileno()]).decode(errors="replace")
     proc.stdout.close()
     proc.stderr.close()
     if timed_out:  # the emulator's own watchdog failed: kill and report
-        proc.kill()
-        proc.wait()
+        _kill(proc)
         return -signal.SIGKILL, stderr
     head, _, last = stderr.rstrip("\n").rpartition("\n")
     code = worker.exit_note_code(last)
@@ -257,9 +264,29 @@ def _spawn(cmd: list[str], timeout_s: float) -> tuple[int, str]:
     try:
         return proc.wait(timeout=max(0.0, deadline - time.monotonic()) + 5), stderr
     except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        _kill(proc)
         return -signal.SIGKILL, stderr
+
+
+def _collect(proc: subprocess.Popen[bytes], deadline: float) -> tuple[dict[int, list[bytes]], bool]:
+    """Read the child's stdout and stderr to EOF or the deadline: (chunks by fd, timed out)."""
+    chunks: dict[int, list[bytes]] = {}
+    with selectors.DefaultSelector() as sel:
+        for f in (proc.stdout, proc.stderr):
+            assert f is not None
+            sel.register(f, selectors.EVENT_READ)
+            chunks[f.fileno()] = []
+        while sel.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return chunks, True
+            for key, _ in sel.select(left):
+                data = os.read(key.fd, 1 << 16)
+                if data:
+                    chunks[key.fd].append(data)
+                else:
+                    sel.unregister(key.fileobj)
+    return chunks, False
 
 
 def _read_report(path: Path) -> dict[str, Any]:

@@ -50,6 +50,7 @@ class Scratch:
     """One private directory: gm<i>.bin per GM argument slot (kept open and sized), plus the launch/report files."""
 
     def __init__(self, root: str | None) -> None:
+        _roots.add(root)  # before the directory exists: exit clean-up finds it even if this never returns
         self.dir = Path(tempfile.mkdtemp(prefix=f"{_POOL_PREFIX}{os.getpid()}-", dir=root))
         self.files: dict[int, tuple[int, int]] = {}  # slot -> (fd, size)
 
@@ -98,6 +99,7 @@ class Scratch:
 _pool_lock = threading.Lock()
 _pool: list[Scratch] = []
 _pool_pid = -1
+_roots: set[str | None] = set()  # scratch roots this process made directories in
 
 
 def _remove_stale_dirs(root: str | None) -> None:
@@ -130,7 +132,8 @@ def acquire() -> Scratch:
                 sc.close(remove=False)
             _pool.clear()
             if _pool_pid == -1:
-                atexit.register(release_scratch)
+                atexit.register(_at_exit)
+            _roots.clear()
             _pool_pid = os.getpid()
             _remove_stale_dirs(_scratch_root())
         if _pool:
@@ -159,6 +162,16 @@ def release_scratch() -> None:
         _pool.clear()
     for sc in scs:
         sc.close()
+
+
+def _at_exit() -> None:
+    """Interpreter exit: the pooled directories, and any a launch still held (an interrupted caller), go."""
+    release_scratch()
+    if _pool_pid != os.getpid():
+        return
+    for root in list(_roots):
+        for d in Path(root or tempfile.gettempdir()).glob(f"{_POOL_PREFIX}{os.getpid()}-*"):
+            shutil.rmtree(d, ignore_errors=True)
 
 
 def write_all(fd: int, array: np.ndarray) -> None:

@@ -9,6 +9,10 @@ A launch that ends in a fatal record (crash, hang, harness error) ends its worke
 child, and is reported the same way; the next launch starts a new worker. Workers are per binary and per
 concurrent caller; idle ones are kept up to a small limit and stopped at exit or by `stop_all()`.
 ASCEMU_REUSE_PROCESS=0 turns reuse off (one child per launch).
+
+An exception while a worker starts or runs a launch (KeyboardInterrupt: Ctrl-C, a Jupyter interrupt) kills that
+worker before it propagates: a worker in the middle of a launch is never given back, and none outlives the
+caller. At interpreter exit idle workers are stopped and any still running a launch are killed.
 """
 
 from __future__ import annotations
@@ -42,13 +46,19 @@ def enabled() -> bool:
 class Worker:
     def __init__(self, binary: Path) -> None:
         self.binary = binary
+        self.ready = False
         self.proc = subprocess.Popen(
             [str(binary), "--serve"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
         )
+        _track(self)
         assert self.proc.stderr is not None
         self._fd = self.proc.stderr.fileno()
         self._pending = b""
-        note, _, _ = self._read_until(READY, time.monotonic() + _START_TIMEOUT_S)
+        try:
+            note, _, _ = self._read_until(READY, time.monotonic() + _START_TIMEOUT_S)
+        except BaseException:  # KeyboardInterrupt while it starts: it must not outlive the caller
+            self.stop(kill=True)
+            raise
         self.ready = note is not None
         if not self.ready:
             self.stop(kill=True)
@@ -59,6 +69,13 @@ class Worker:
 
     def launch(self, launch_file: Path, timeout_s: float) -> tuple[int, str]:
         """(exit code, stderr of this launch); a negative code is the signal that ended the worker."""
+        try:
+            return self._launch(launch_file, timeout_s)
+        except BaseException:  # KeyboardInterrupt mid-launch: the worker is busy with it and must not be reused
+            self.stop(kill=True)
+            raise
+
+    def _launch(self, launch_file: Path, timeout_s: float) -> tuple[int, str]:
         deadline = time.monotonic() + timeout_s
         assert self.proc.stdin is not None
         try:
@@ -103,23 +120,30 @@ class Worker:
                 self._pending += data
 
     def stop(self, kill: bool = False) -> None:
-        if self.proc.poll() is None:
-            if kill:
-                self.proc.kill()
-            elif self.proc.stdin is not None:
-                try:
-                    self.proc.stdin.close()  # end of input: the worker returns from its loop
-                except OSError:
-                    self.proc.kill()
-        for f in (self.proc.stdin, self.proc.stderr):
-            if f is not None:
-                with contextlib.suppress(OSError):
-                    f.close()
         try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+            if self.proc.poll() is None:
+                if kill:
+                    self.proc.kill()
+                elif self.proc.stdin is not None:
+                    try:
+                        self.proc.stdin.close()  # end of input: the worker returns from its loop
+                    except OSError:
+                        self.proc.kill()
+            for f in (self.proc.stdin, self.proc.stderr):
+                if f is not None:
+                    with contextlib.suppress(OSError):
+                        f.close()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        except BaseException:  # interrupted while stopping: make sure it ends anyway
+            with contextlib.suppress(OSError):
+                self.proc.kill()
+            raise
+        finally:
+            _untrack(self)
 
 
 def _text(lines: list[bytes]) -> str:
@@ -130,14 +154,30 @@ _lock = threading.Lock()
 _idle: list[Worker] = []  # most recently used last
 _unserveable: set[Path] = set()  # binaries whose worker did not start (no symbol table): one-shot children
 _pid = -1
+_live_lock = threading.Lock()
+_live: dict[int, Worker] = {}  # every started, not yet stopped worker of this process (idle or busy), by pid
+_live_pid = os.getpid()
+
+
+def _track(w: Worker) -> None:
+    global _live_pid
+    with _live_lock:
+        if _live_pid != os.getpid():  # a forked child: the parent's workers are not ours
+            _live.clear()
+            _live_pid = os.getpid()
+        _live[w.proc.pid] = w
+
+
+def _untrack(w: Worker) -> None:
+    with _live_lock:
+        if _live.get(w.proc.pid) is w:
+            del _live[w.proc.pid]
 
 
 def _own_pool() -> None:
     """A forked child must not talk to its parent's workers (their pipes are shared): start an empty pool."""
     global _pid
     if _pid != os.getpid():
-        if _pid == -1:
-            atexit.register(stop_all)
         _idle.clear()
         _pid = os.getpid()
 
@@ -191,3 +231,16 @@ def stop_all() -> None:
         _idle.clear()
     for w in mine:
         w.stop()
+
+
+def _stop_at_exit() -> None:
+    """Interpreter exit: idle workers end as usual, and any still running a launch (a caller interrupted in a
+    way that skipped its clean-up) is killed: no worker outlives this process."""
+    stop_all()
+    with _live_lock:
+        busy = list(_live.values()) if _live_pid == os.getpid() else []
+    for w in busy:
+        w.stop(kill=True)
+
+
+atexit.register(_stop_at_exit)
