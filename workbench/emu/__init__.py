@@ -94,7 +94,7 @@ class _Bound:
             blob,
             tiling_key,
             timeout_s,
-            options,
+            {"core_count": plat.core_num, **options},
         )
         return KernelRun(
             out.exit_code, out.diagnostics, out.trace, built, out.wall_s, out.kernel_s, out.total_s, out.stderr

@@ -350,6 +350,7 @@ inline int run_launch_file(const std::string& launch_path, const Overrides& ov, 
     if (report_override.empty()) C.report_path = resolve(base_dir, str("report_path", ""));
     C.platform = str("platform", kProfile.name);
     C.soc = str("soc", kProfile.soc);
+    C.core_count = (uint32_t)num("core_count", kProfile.core_count);
     C.block_dim = (int)num("block_dim", 1);
     C.tiling_key = (int64_t)num("tiling_key", 0);
     C.mode = mode_override.empty() ? str("mode", "serial") : mode_override;

@@ -46,6 +46,7 @@ enum DiagFlags : unsigned { DF_NONE = 0, DF_STRICT_ERR = 1 };
 struct Config {
     std::string platform = kProfile.name;
     std::string soc = kProfile.soc;
+    uint32_t core_count = kProfile.core_count;  // GetCoreNum() of the launched SoC (910B3/B4 have 40 vector cores)
     int block_dim = 1;
     int64_t tiling_key = 0;
     std::string mode = "serial";  // serial | interleave:SEED | parallel

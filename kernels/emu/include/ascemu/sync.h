@@ -132,11 +132,12 @@ inline int pipes_to_event(pipe_t src, pipe_t dst) {
 
 inline void sync_blockdim_check(Core* c, const SL& loc, const char* api) {
     (void)c;
-    if (rt().cfg.block_dim > (int)kProfile.core_count)
+    const uint32_t cores = rt().cfg.core_count;
+    if (rt().cfg.block_dim > (int)cores)
         diag("SYNC_BLOCKDIM_EXCEEDS_CORES", Sev::Error, loc,
              strf("%s with blockDim %d > %u physical cores: on the device the kernel hangs", api, rt().cfg.block_dim,
-                  kProfile.core_count),
-             jd("block_dim", rt().cfg.block_dim, "core_count", kProfile.core_count));
+                  cores),
+             jd("block_dim", rt().cfg.block_dim, "core_count", cores));
 }
 
 }  // namespace ascemu

@@ -138,7 +138,7 @@ inline int64_t GetSystemCycle() {
     ascemu::Core* c = ascemu::t_core;
     return c ? (int64_t)c->api_calls : 0;
 }
-inline uint32_t GetCoreNum() { return ascemu::kProfile.core_count; }
+inline uint32_t GetCoreNum() { return ascemu::rt().cfg.core_count; }
 
 template <class... Args>
 inline void printf(const char* fmt, const Args&... args) {
