@@ -6,10 +6,13 @@ within `after` seconds draws nothing. tqdm draws the line and is imported only t
 
 from __future__ import annotations
 
+import shutil
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+from .render.text import WIDTH
 
 _enabled: bool | None = None  # None: when stderr is a terminal
 
@@ -38,7 +41,16 @@ def stage(what: str, after: float = 0.5) -> Iterator[None]:
             return
         from tqdm import tqdm
 
-        bar = tqdm(total=None, desc=what, bar_format="{desc} ({elapsed})", file=stream, leave=False)
+        size = shutil.get_terminal_size((WIDTH, 24))  # a pty may report no size, and tqdm then prints nothing
+        bar = tqdm(
+            total=None,
+            desc=what,
+            bar_format="{desc} ({elapsed})",
+            file=stream,
+            leave=False,
+            ncols=size.columns,
+            nrows=size.lines,
+        )
         try:
             while not done.wait(0.2):
                 bar.refresh()
