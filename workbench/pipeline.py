@@ -12,7 +12,7 @@ import numpy as np
 from . import memory
 from .case import Case
 from .compare import Report, compare
-from .dtypes import itemsize
+from .dtypes import itemsize, np_dtype
 from .errors import InfeasibleTiling, InvalidInput, UnknownName
 from .registry import get_op
 from .tiling import TilingPlan
@@ -63,9 +63,30 @@ def make_inputs(
     return spec.make_inputs(case, rng, dist)
 
 
+def check_inputs(case: Case, inputs: Any) -> None:
+    """`inputs` holds exactly the op's input tensors, each with the dtype and element count the case describes."""
+    spec = get_op(case.op)
+    names = [t.name for t in spec.inputs]
+    if not isinstance(inputs, Mapping):
+        raise InvalidInput("inputs", type(inputs).__name__, f"a mapping of input name to numpy array: {names}")
+    for name in inputs:
+        if name not in names:
+            raise InvalidInput("inputs", name, f"the inputs of {case.op}: {', '.join(names)}")
+    described = spec.describe(case)
+    for name in names:
+        if name not in inputs:
+            raise InvalidInput("inputs", f"no {name!r}", f"every input of {case.op}: {', '.join(names)}")
+        arr, want = np.asarray(inputs[name]), described[name]
+        if arr.size != math.prod(want.shape):  # the layout rules (e.g. flattened indices) are the op's check_data
+            raise InvalidInput(f"{name}.shape", arr.shape, f"{want.shape} or another shape of as many elements")
+        if arr.dtype != np_dtype(want.dtype):
+            raise InvalidInput(f"{name}.dtype", str(arr.dtype), f"{want.dtype} (from the case)")
+
+
 def golden(case: Case, inputs: Mapping[str, np.ndarray], **options: Any) -> dict[str, np.ndarray]:
     """The numpy reference outputs, from the spec's math (never from kernel code)."""
     spec = get_op(case.op)
+    check_inputs(case, inputs)
     if spec.check_data is not None:
         spec.check_data(case, inputs)
     return spec.golden(case, inputs, **options)

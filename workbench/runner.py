@@ -12,7 +12,7 @@ import numpy as np
 from . import backends, memory
 from .case import Case
 from .compare import Report, check_standard
-from .pipeline import check_distribution, check_seed, golden, make_inputs, plan, verify
+from .pipeline import check_distribution, check_inputs, check_seed, golden, make_inputs, plan, verify
 from .tiling import TilingPlan
 
 
@@ -95,6 +95,8 @@ def run(
     check_standard(standard)
     tiling = plan(case)
     memory.check(case, tiling, max_memory)
+    if inputs is not None:
+        check_inputs(case, inputs)
     data = dict(inputs) if inputs is not None else make_inputs(case, seed, dist, max_memory)
     t0 = time.perf_counter()
     expected = golden(case, data)

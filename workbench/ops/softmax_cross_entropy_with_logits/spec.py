@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ...errors import (
     ACLNN_ERR_PARAM_INVALID,
     ACLNN_ERR_PARAM_NULLPTR,
@@ -98,6 +100,16 @@ def standard(output: str, dtype: str) -> str:
     return "double_thousandth"  # DECISION-SCE-11 (thresholds per dtype live in workbench.compare)
 
 
+def check_data(case: Case, inputs: Mapping[str, np.ndarray]) -> None:
+    """features and labels have the case's shape (§1.3 check 5 on the arrays a caller hands over)."""
+    for name in ("features", "labels"):
+        shape = np.shape(inputs[name])
+        if shape != tuple(case.shape):
+            raise InvalidShape(
+                f"{name}.shape", shape, f"the case shape {tuple(case.shape)}", code=ACLNN_ERR_PARAM_INVALID
+            )
+
+
 def kernel(case: Case) -> KernelInfo:
     dtype = {"float32": "float", "float16": "half", "bfloat16": "bfloat16_t"}[case.dtypes[0]]
     return KernelInfo(
@@ -133,6 +145,7 @@ SPEC = OpSpec(
     make_inputs=make_inputs,
     golden=golden,
     standard=standard,
+    check_data=check_data,
     kernel=kernel,
     default_format=default_format,
 )
