@@ -150,7 +150,10 @@ def api_call(draw: st.DrawFn) -> tuple[str, Callable[[], object]]:
     attrs = draw(mostly(nw if known is not None and known.name == "embedding_dense_grad" else st.just({}), ANY))
     platform = draw(mostly(st.just(""), ANY))
     fmt = draw(mostly(st.just(""), ANY))
-    what = draw(st.sampled_from(["case", "plan", "inputs", "compare"]))
+    what = draw(st.sampled_from(["case", "plan", "inputs", "golden", "compare"]))
+    names = st.sampled_from(["x", "features", "labels", "grad", "sort_indices", "y"])
+    arrays = st.builds(np.zeros, st.integers(0, 6), st.sampled_from([np.float32, np.float16, np.int32, np.int64]))
+    given_inputs = draw(mostly(st.none(), st.one_of(ANY, st.dictionaries(names, arrays, max_size=3))))
     draw_dtype = draw(st.booleans())
     seed = draw(mostly(st.integers(0, 2**64 - 1), ANY))
     dist, std = draw(mostly(st.none(), ANY)), draw(mostly(st.sampled_from([None, *STANDARDS]), ANY))
@@ -161,6 +164,9 @@ def api_call(draw: st.DrawFn) -> tuple[str, Callable[[], object]]:
             return wb.plan(case)
         if what == "inputs":
             return wb.make_inputs(case, seed, dist, max_memory=FUZZ_MAX_MEMORY)
+        if what == "golden":
+            data = wb.make_inputs(case, max_memory=FUZZ_MAX_MEMORY) if given_inputs is None else given_inputs
+            return wb.golden(case, data)
         a = np.zeros(3, np.float32)
         return wb.compare(a, a, case.dtypes[-1] if draw_dtype else "float32", std)
 
