@@ -108,6 +108,11 @@ class Case:
         values.update(changes)
         return Case(**values)
 
+    def _repr_html_(self) -> str:
+        from .render.html import case_html
+
+        return case_html(self)
+
     def label(self) -> str:
         attrs = ",".join(f"{k}={v}" for k, v in self.attrs.items())
         shape = "x".join(map(str, self.shape)) or "scalar"

@@ -65,6 +65,11 @@ class Report:
     def __bool__(self) -> bool:
         return self.passed
 
+    def __repr__(self) -> str:
+        from .render.text import report_repr
+
+        return report_repr(self)
+
     def header(self) -> str:
         from .render.text import report_header
 

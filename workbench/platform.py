@@ -85,6 +85,16 @@ class Platform:
     source: str  # the ini file this record came from
     uncertain: tuple[str, ...] = ()  # keys whose value is marked [UNVERIFIED]/assumed
 
+    def __repr__(self) -> str:
+        from .render.text import platform_repr
+
+        return platform_repr(self)
+
+    def _repr_html_(self) -> str:
+        from .render.html import platform_html
+
+        return platform_html(self)
+
     @property
     def core_num(self) -> int:
         """GetCoreNum(): AI Cores on coupled SoCs, vector cores (AIV) on split ones.

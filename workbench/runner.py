@@ -46,6 +46,11 @@ class Result:
     def verdict(self) -> str:
         return "PASS" if self.passed else ("KERNEL FAULT" if self.faulted else "PRECISION FAIL")
 
+    def __repr__(self) -> str:
+        from .render.text import result_repr
+
+        return result_repr(self)
+
     def text(self) -> str:
         from .render.text import result_text
 

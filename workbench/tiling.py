@@ -116,6 +116,16 @@ class TilingPlan:
         if self.struct_type is not None:
             check_fields(self.op, self.fields, self.struct_type)
 
+    def __repr__(self) -> str:
+        from .render.text import plan_repr
+
+        return plan_repr(self)
+
+    def _repr_html_(self) -> str:
+        from .render.html import plan_html
+
+        return plan_html(self)
+
     @property
     def ub_capacity(self) -> int:
         return self.ub_size - self.ub_reserved

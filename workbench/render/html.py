@@ -1,40 +1,142 @@
-"""HTML renderings for notebooks (what the records' `_repr_html_` return)."""
+"""HTML renderings for notebooks (what the records' `_repr_html_` return).
+
+Every card carries one small stylesheet scoped to `.wb-card`. Colours come from JupyterLab's theme variables
+(with fallbacks for classic Notebook, VS Code and exported HTML), so a card reads well in light and dark themes.
+"""
 
 from __future__ import annotations
 
 import html
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from .text import WORST_COLUMNS, report_header, report_summary, timings_text, worst_rows
 
 if TYPE_CHECKING:
+    from ..case import Case
     from ..compare import Report
+    from ..platform import Platform
     from ..runner import Result
+    from ..tiling import TilingPlan
+
+STYLE = """<style>
+.wb-card{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;
+  color:var(--jp-ui-font-color1,inherit);border:1px solid var(--jp-border-color2,#8884);border-radius:4px;
+  padding:6px 10px;margin:4px 0;max-width:100%;overflow-x:auto}
+.wb-card h4{margin:2px 0 6px 0;font-size:14px}
+.wb-card table{border-collapse:collapse;margin:4px 0;font-size:inherit;color:inherit}
+.wb-card th,.wb-card td{text-align:left;padding:1px 8px 1px 0;border-bottom:1px solid var(--jp-border-color3,#8882);
+  font-variant-numeric:tabular-nums;vertical-align:top;white-space:nowrap}
+.wb-card td.wb-wrap{white-space:normal;min-width:16em}
+.wb-card code{font-family:var(--jp-code-font-family,monospace)}
+.wb-pass{color:var(--jp-success-color1,#1a7f37)} .wb-fail{color:var(--jp-error-color1,#cf222e)}
+.wb-muted{color:var(--jp-ui-font-color2,#888)}
+.wb-bar{height:8px;background:var(--jp-layout-color3,#8883);border-radius:2px;width:240px}
+.wb-bar>div{height:8px;background:var(--jp-brand-color1,#1f6feb);border-radius:2px}
+</style>"""
+
+e = html.escape
+
+
+def _card(title: str, body: Iterable[str], verdict: bool | None = None) -> str:
+    cls = "" if verdict is None else (" class='wb-pass'" if verdict else " class='wb-fail'")
+    return f"{STYLE}<div class='wb-card'><h4{cls}>{e(title)}</h4>{''.join(body)}</div>"
+
+
+def _td(value: object) -> str:
+    text = str(value)
+    return f"<td class='wb-wrap'>{e(text)}</td>" if len(text) > 40 else f"<td>{e(text)}</td>"  # prose may wrap
+
+
+def _rows(pairs: Iterable[tuple[str, object]]) -> str:
+    return "<table>" + "".join(f"<tr><th>{e(k)}</th>{_td(v)}</tr>" for k, v in pairs) + "</table>"
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    head = "".join(f"<th>{e(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(map(_td, r)) + "</tr>" for r in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def case_html(c: Case) -> str:
+    attrs = ", ".join(f"{k}={v}" for k, v in c.attrs.items()) or "none"
+    shape = " x ".join(map(str, c.shape)) or "scalar"
+    return _card(
+        c.op,
+        [
+            _rows(
+                [
+                    ("dtypes", ":".join(c.dtypes)),
+                    ("shape", shape),
+                    ("format", c.format),
+                    ("attrs", attrs),
+                    ("platform", c.platform),
+                ]
+            )
+        ],
+    )
+
+
+def plan_html(p: TilingPlan) -> str:
+    used = min(100.0, 100 * p.ub_fraction)
+    bar = f"<div class='wb-bar' title='{used:.1f} %'><div style='width:{used:.1f}%'></div></div>"
+    fields = _table(["TilingData field", "value"], p.fields.items())
+    cores = _table(
+        ["core", f"{p.unit}s", "count", "tiles", "last tile", "tail"],
+        ([c.core, f"[{c.start}, {c.stop})", c.count, c.tiles, c.last_tile, c.tail or ""] for c in p.cores[:8]),
+    )
+    more = f"<p class='wb-muted'>… {len(p.cores) - 8} more cores</p>" if len(p.cores) > 8 else ""
+    notes = "".join(f"<li>{e(n)}</li>" for n in p.notes)
+    return _card(
+        f"{p.op}: tiling key {p.tiling_key} ({p.tiling_name}), block_dim {p.block_dim} @{p.platform}",
+        [
+            f"<p>UB {p.ub_used} of {p.ub_capacity} B ({used:.1f} %; {p.ub_size} - reserve {p.ub_reserved}), "
+            f"workspace {p.workspace_bytes} B</p>{bar}",
+            f"<details><summary>{len(p.fields)} TilingData fields</summary>{fields}</details>",
+            f"<details><summary>{len(p.cores)} cores</summary>{cores}{more}</details>",
+            f"<details><summary>why ({len(p.notes)} notes)</summary><ul>{notes}</ul></details>" if notes else "",
+        ],
+    )
+
+
+def platform_html(p: Platform) -> str:
+    return _card(
+        p.soc,
+        [
+            _rows(
+                [
+                    ("arch", f"{p.traits.arch} (NpuArch {p.npu_arch})"),
+                    ("GetCoreNum", p.core_num),
+                    ("UB", f"{p.ub_size} B ini, {p.ub_runtime} B at run time"),
+                    (
+                        "DataCopyPad / bf16",
+                        f"{'yes' if p.has_data_copy_pad else 'no'} / {'yes' if p.has_bf16 else 'no'}",
+                    ),
+                    ("overflow mode", p.overflow_mode),
+                    ("bandwidth", f"{p.memory_bandwidth / 1e9:g} GB/s ({p.bandwidth_source})"),
+                    ("source", p.source),
+                ]
+            )
+        ],
+    )
 
 
 def report_html(r: Report) -> str:
-    e = html.escape
-    color = "#1a7f37" if r.passed else "#cf222e"
-    out = [f'<div><b style="color:{color}">{e(report_header(r))}</b>', "<table>"]
-    out += [
-        f"<tr><th style='text-align:left'>{e(k)}</th><td style='text-align:left'>{e(v)}</td></tr>"
-        for k, v in report_summary(r)
-    ]
-    out.append("</table>")
+    body = [_rows(report_summary(r))]
     if r.worst:
-        out.append("<table><tr>" + "".join(f"<th>{e(c)}</th>" for c in WORST_COLUMNS) + "</tr>")
-        out += ["<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>" for row in worst_rows(r)]
-        out.append("</table>")
-    return "\n".join([*out, "</div>"])
+        body.append(
+            f"<details open><summary>worst {len(r.worst)}</summary>{_table(WORST_COLUMNS, worst_rows(r))}</details>"
+        )
+    return _card(report_header(r), body, r.passed)
 
 
 def result_html(res: Result) -> str:
-    e = html.escape
     diags = "".join(f"<li><code>{e(str(d))}</code></li>" for d in res.diagnostics)
-    parts = [
-        f"<h4>{e(res.verdict)}: {e(res.case.label())}</h4>",
-        f"<p>{e(res.backend)}, {e(timings_text(res.timings))}</p>",
-        f"<ul>{diags}</ul>" if diags else "",
-        *(report_html(r) for r in res.reports.values()),
+    body = [
+        f"<p>{e(res.backend)}, seed {res.seed}, {e(res.distribution)} inputs; {e(timings_text(res.timings))}</p>",
+        f"<details open><summary>{len(res.diagnostics)} diagnostics</summary><ul>{diags}</ul></details>"
+        if diags
+        else "",
+        *(report_html(r).removeprefix(STYLE) for r in res.reports.values()),
     ]
-    return "".join(parts)
+    return _card(f"{res.verdict}: {res.case.label()}", body, res.passed)

@@ -190,3 +190,37 @@ def result_text(res: Result) -> str:
     return "\n".join(
         [*head, *(["diagnostics:", *diags] if res.diagnostics else []), *map(report_text, res.reports.values())]
     )
+
+
+# -- one-line reprs: what a notebook cell or a debugger shows for the record itself -------------------
+
+
+def plan_repr(p: TilingPlan) -> str:
+    return (
+        f"TilingPlan({p.op} @{p.platform}: key {p.tiling_key} {p.tiling_name}, block_dim {p.block_dim}, "
+        f"UB {p.ub_used}/{p.ub_capacity} B ({100 * p.ub_fraction:.1f} %), {len(p.fields)} fields, "
+        f"workspace {p.workspace_bytes} B)"
+    )
+
+
+def platform_repr(p: Platform) -> str:
+    return (
+        f"Platform({p.soc}: {p.traits.arch}, GetCoreNum {p.core_num}, UB {p.ub_size} B, "
+        f"{p.overflow_mode}, bf16 {'yes' if p.has_bf16 else 'no'})"
+    )
+
+
+def report_repr(r: Report) -> str:
+    shape = "x".join(map(str, r.shape)) or "scalar"
+    return (
+        f"Report({r.name} [{r.dtype} {shape}]: {'PASS' if r.passed else 'FAIL'} {r.standard}, "
+        f"failed {r.failed}/{r.numel}, max_abs_err {fmt(r.max_abs_err)}, max_ulp {r.max_ulp})"
+    )
+
+
+def result_repr(res: Result) -> str:
+    outs = ", ".join(f"{k} {'PASS' if r.passed else 'FAIL'}" for k, r in res.reports.items())
+    return (
+        f"Result({res.verdict}: {res.case.label()} on {res.backend}, seed {res.seed}, {res.distribution}; "
+        f"{outs or 'no comparison'}; {len(res.diagnostics)} diagnostics)"
+    )

@@ -1,0 +1,48 @@
+"""What a notebook cell shows for each record: a one-line repr and a compact, themed HTML card."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import workbench as wb
+from workbench.render.html import STYLE
+
+CASE = wb.Case("embedding_dense_grad", ("float32",), (256, 64), attrs={"num_weights": 100})
+
+
+@pytest.fixture(scope="module")
+def result() -> wb.Result:
+    return wb.run(CASE)
+
+
+def test_reprs_are_one_short_line(result: wb.Result) -> None:
+    plan, plat, report = result.plan, wb.PLATFORMS["Ascend910B3"], result.reports["out"]
+    shown = {repr(plan): "TilingPlan(embedding_dense_grad @Ascend310P3: key 0 SEGMENT_ATOMIC, block_dim 8, UB "}
+    shown[repr(plat)] = "Platform(Ascend910B3: dav-c220, GetCoreNum 40, UB 196608 B, inf_nan, bf16 yes)"
+    shown[repr(report)] = "Report(out [float32 100x64]: PASS double_thousandth, failed 0/6400"
+    shown[repr(result)] = "Result(PASS: embedding_dense_grad[float32:int32 256x64 ND"
+    for text, start in shown.items():
+        assert text.startswith(start) and "\n" not in text and len(text) < 240, text
+
+
+def test_every_record_has_a_card_with_one_stylesheet(result: wb.Result) -> None:
+    cards = {
+        "case": CASE._repr_html_(),
+        "plan": result.plan._repr_html_(),
+        "platform": wb.PLATFORMS["Ascend310P3"]._repr_html_(),
+        "report": result.reports["out"]._repr_html_(),
+        "result": result._repr_html_(),
+    }
+    for name, page in cards.items():
+        assert page.startswith(STYLE) and page.count("<style>") == 1 and "class='wb-card'" in page, name
+    assert "num_weights=100" in cards["case"] and "SEGMENT_ATOMIC" in cards["plan"] and "rowBatchNum" in cards["plan"]
+    assert "saturation" in cards["platform"] and "class='wb-pass'" in cards["result"]
+    assert len(cards["plan"]) < 20_000  # a 48-core plan stays a card, not a page
+
+
+def test_cards_follow_the_jupyterlab_theme_and_escape_text() -> None:
+    assert "var(--jp-ui-font-color1" in STYLE and "var(--jp-border-color2" in STYLE and "var(--jp-error-color1" in STYLE
+    a = np.ones(4, np.float32)
+    page = wb.compare(a, a + 1, "float32", name="<script>")._repr_html_()
+    assert "<script>" not in page and "&lt;script&gt;" in page and "class='wb-fail'" in page
