@@ -9,6 +9,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from . import __version__, progress
@@ -56,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--distribution", default=None, help="input distribution (see `workbench ops OP`)")
     run.add_argument("--standard", default=None, help="exact, double_thousandth, single_benchmark, mixed_tolerance")
+    run.add_argument("--html", default=None, metavar="FILE", help="also write a self-contained HTML report")
     run.add_argument(
         "--max-memory", default=None, help="host memory the run may use, e.g. 4G (default: half of what is available)"
     )
@@ -165,7 +167,13 @@ def _run(args: argparse.Namespace) -> int:
     from .runner import run
 
     case = case_from_args(args)
+    if args.html is not None and not Path(args.html).parent.is_dir():  # refuse before the run, not after it
+        raise WorkbenchError("--html", args.html, "a file path in an existing folder")
     result = run(case, args.backend, args.seed, args.distribution, args.standard, max_memory=args.max_memory)
+    if args.html is not None:
+        from .render.report import write_html
+
+        write_html(result, args.html)
     if args.json:
         print(json.dumps({**tiling_json(case), **result.to_json()}))
     else:
