@@ -1,7 +1,7 @@
 """Ascend C kernel workbench: host tiling, UB budget, goldens and precision reports for Ascend C ops.
 
-Public API: Case, plan, make_inputs, golden, compare, verify, run, OPS, PLATFORMS. Importing this package never
-imports ipywidgets, altair, pandas or acl; those load inside the functions that need them.
+Public API: Case, plan, make_inputs, golden, compare, verify, run, copy_kernel, OPS, PLATFORMS. Importing this
+package never imports ipywidgets, altair, pandas or acl; those load inside the functions that need them.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from .opspec import OpSpec
 from .pipeline import golden, make_inputs, plan, verify
 from .platform import PLATFORMS, Platform
 from .registry import OPS
-from .runner import Result, run
+from .runner import Result, copy_kernel, run
 from .tiling import TilingPlan
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "WorkbenchError",
     "assert_close",
     "compare",
+    "copy_kernel",
     "golden",
     "make_inputs",
     "plan",

@@ -58,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--distribution", default=None, help="input distribution (see `workbench ops OP`)")
     run.add_argument("--standard", default=None, help="exact, double_thousandth, single_benchmark, mixed_tolerance")
     run.add_argument("--html", default=None, metavar="FILE", help="also write a self-contained HTML report")
+    run.add_argument("--kernel", default=None, metavar="FILE", help="an edited copy of the op's kernel source to run")
     run.add_argument(
         "--max-memory", default=None, help="host memory the run may use, e.g. 4G (default: half of what is available)"
     )
@@ -169,7 +170,9 @@ def _run(args: argparse.Namespace) -> int:
     case = case_from_args(args)
     if args.html is not None and not Path(args.html).parent.is_dir():  # refuse before the run, not after it
         raise WorkbenchError("--html", args.html, "a file path in an existing folder")
-    result = run(case, args.backend, args.seed, args.distribution, args.standard, max_memory=args.max_memory)
+    result = run(
+        case, args.backend, args.seed, args.distribution, args.standard, max_memory=args.max_memory, kernel=args.kernel
+    )
     if args.html is not None:
         from .render.report import write_html
 

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from . import backends, memory
+from . import backends, memory, resources
 from .case import Case
 from .compare import Report, check_standard
+from .errors import InvalidInput
 from .pipeline import check_distribution, check_inputs, check_seed, golden, make_inputs, plan, verify
+from .registry import get_op
 from .tiling import TilingPlan
 
 
@@ -33,6 +37,7 @@ class Result:
     trace: dict[str, Any] = field(repr=False)
     timings: dict[str, float]
     exit_code: int = 0
+    kernel: str = ""  # an edited kernel source the run used instead of the shipped one ("" = shipped)
 
     @property
     def faulted(self) -> bool:
@@ -89,13 +94,16 @@ def run(
     inputs: Mapping[str, np.ndarray] | None = None,
     worst: int = 10,
     max_memory: Any = None,
+    kernel: str | Path | None = None,
 ) -> Result:
     """Run `case` on `backend` and compare every output with the golden.
 
     Every option is checked before anything is allocated or built; `max_memory` (bytes or "8G"; default half
-    of the available memory) bounds the host memory the run may need (memory.py).
+    of the available memory) bounds the host memory the run may need (memory.py). `kernel` runs an edited copy
+    of the op's kernel source (see `copy_kernel`) instead of the shipped one, with the same tiling and report.
     """
     be = backends.get(backend)
+    source = _kernel_path(kernel)
     seed, dist = check_seed(seed), check_distribution(case, distribution)
     check_standard(standard)
     tiling = plan(case)
@@ -106,7 +114,7 @@ def run(
     t0 = time.perf_counter()
     expected = golden(case, data)
     golden_s = time.perf_counter() - t0
-    ex = be.execute(case, tiling, data)
+    ex = be.execute(case, tiling, data, source)
     # exit >= 2 (strict fatal, deadlock, crash, harness): outputs are not a result to compare
     reports = verify(case, data, ex.outputs, expected, standard, worst, tiling) if ex.exit_code < 2 else {}
     timings = {**ex.timings, "golden_s": golden_s}
@@ -124,4 +132,30 @@ def run(
         ex.trace,
         timings,
         ex.exit_code,
+        "" if source is None else str(source),
     )
+
+
+def _kernel_path(kernel: str | Path | None) -> Path | None:
+    if kernel is None:
+        return None
+    path = Path(kernel).expanduser().resolve() if isinstance(kernel, (str, Path)) else None
+    if path is None or not path.is_file():
+        raise InvalidInput("kernel", str(kernel), "the path of an existing Ascend C source file (see copy_kernel)")
+    return path
+
+
+def copy_kernel(case: Case, dest: str | Path) -> Path:
+    """Copy the kernel source `case` runs to `dest` (a file, or a folder to put it in), to edit and run with
+    `run(case, kernel=...)`; an existing file is never overwritten."""
+    spec = get_op(case.op)
+    if spec.kernel is None:
+        raise InvalidInput("op", spec.name, "an op with a shipped kernel")
+    source = resources.path(spec.kernel(case).source)
+    target = Path(dest) / source.name if Path(dest).is_dir() else Path(dest)
+    if target.exists():
+        raise InvalidInput("dest", str(target), "a path that does not exist yet (copy_kernel never overwrites)")
+    if not target.parent.is_dir():
+        raise InvalidInput("dest", str(target), "a file path in an existing folder")
+    shutil.copyfile(source, target)
+    return target

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -33,7 +34,9 @@ def faulted(exit_code: int, diagnostics: Sequence[Any]) -> bool:
 
 
 class Backend(Protocol):
-    def execute(self, case: Any, plan: TilingPlan, inputs: Mapping[str, np.ndarray]) -> Execution: ...
+    def execute(
+        self, case: Any, plan: TilingPlan, inputs: Mapping[str, np.ndarray], kernel: Path | None = None
+    ) -> Execution: ...
 
 
 def get(name: str) -> Backend:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,9 @@ from . import Execution
 MODE = "ordered"
 
 
-def execute(case: Any, plan: TilingPlan, inputs: Mapping[str, np.ndarray]) -> Execution:
+def execute(case: Any, plan: TilingPlan, inputs: Mapping[str, np.ndarray], kernel: Path | None = None) -> Execution:
+    """Run the op's shipped kernel, or `kernel` (an edited copy: same entry, defines and TilingData; the shipped
+    kernel's folder stays on the include path, so its `<op>_tiling.h` is found)."""
     spec = get_op(case.op)
     if spec.kernel is None:
         raise WorkbenchError("backend", "emu", f"an op with a shipped kernel ({case.op} has none yet)")
@@ -40,11 +43,13 @@ def execute(case: Any, plan: TilingPlan, inputs: Mapping[str, np.ndarray]) -> Ex
             args.append(In(ro))
         else:
             args.append(Out(outputs[name], fill=info.output_fill))
-    kernel = load(resources.path(info.source), info.entry, case.platform, info.defines)
+    shipped = resources.path(info.source)
+    source, includes = (shipped, ()) if kernel is None else (kernel, (shipped.parent,))
+    binary = load(source, info.entry, case.platform, info.defines, include_dirs=includes)
     workspace = Workspace(plan.workspace_bytes, fill=info.workspace_fill)
-    built = kernel.built()  # shows its own progress; the launch below finds it cached
+    built = binary.built()  # shows its own progress; the launch below finds it cached
     with progress.stage(f"running {info.entry} on {plan.block_dim} emulated cores"):
-        run = kernel[plan.block_dim](
+        run = binary[plan.block_dim](
             *args, workspace=workspace, tiling=plan.tiling_bytes(), tiling_key=plan.tiling_key, mode=MODE
         )
     timings = {"build_s": built.seconds, "launch_s": run.total_s, "run_s": run.wall_s, "kernel_s": run.kernel_s}

@@ -185,6 +185,7 @@ def result_text(res: Result) -> str:
     head = [
         *wrap(f"{res.verdict}: {res.case.label()}"),
         *wrap(f"  {res.backend}, seed {res.seed}, {res.distribution} inputs; {timings_text(res.timings)}"),
+        *(wrap(f"  kernel: {res.kernel} (edited copy)") if res.kernel else []),
     ]
     diags: Iterable[str] = (line for d in res.diagnostics for line in wrap(str(d), "  "))
     return "\n".join(

@@ -1,0 +1,47 @@
+"""Edit a kernel, rerun, compare: a copy of the shipped source runs with the same tiling and report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import workbench as wb
+from workbench.cli import main
+
+CASE = wb.Case("cast", ("float32", "float16"), (1003,))  # 31 full 32-element blocks + 11: core 7 runs the tail window
+
+
+def test_an_unchanged_copy_passes_and_a_planted_bug_is_found(tmp_path: Path) -> None:
+    copy = wb.copy_kernel(CASE, tmp_path)
+    assert (
+        copy.name == "cast_kernel.cpp"
+        and copy.read_text() == wb.resources.path("kernels/cast/cast_kernel.cpp").read_text()
+    )
+    same = wb.run(CASE, kernel=copy)
+    assert same.passed and same.kernel == str(copy) and "edited copy" in same.text()
+
+    source = copy.read_text()
+    planted = source.replace("t_.tailElems != 0", "t_.tailElems == 0")  # skip the tail window
+    assert planted != source
+    copy.write_text(planted)
+    broken = wb.run(CASE, kernel=copy)
+    assert not broken.passed and not broken.faulted
+    report = broken.reports["y"]
+    failing = [e for e in report.worst if abs(e.expected - e.actual) > 0 or e.actual != e.actual]
+    assert report.failed == 11 and len(failing) == 10  # the 11 elements past the last whole block; worst shows 10
+    assert all(e.flat >= 992 and e.location.startswith("core 7,") for e in failing), [e.location for e in failing]
+
+
+def test_copy_kernel_never_overwrites_and_run_names_a_missing_kernel(tmp_path: Path) -> None:
+    wb.copy_kernel(CASE, tmp_path / "mine.cpp")
+    with pytest.raises(wb.WorkbenchError, match=r"^dest: got .*never overwrites"):
+        wb.copy_kernel(CASE, tmp_path / "mine.cpp")
+    with pytest.raises(wb.WorkbenchError, match=r"^kernel: got .*existing Ascend C source"):
+        wb.run(CASE, kernel=tmp_path / "nope.cpp")
+
+
+def test_cli_kernel_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    copy = wb.copy_kernel(CASE, tmp_path)
+    assert main(["run", "cast", "--dtype", "float32:float16", "--shape", "1003", "--kernel", str(copy), "--quiet"]) == 0
+    assert f"kernel: {copy} (edited copy)" in capsys.readouterr().out.replace("\n      ", " ")
