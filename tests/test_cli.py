@@ -144,7 +144,7 @@ EDG = ["embedding_dense_grad", "--dtype", "float32", "--shape", "8,8"]
         (
             ["tiling", *EDG, "--attr", "num_weights=4", "--attr", "num_weights=5"],
             "--attr",
-            "num_weights is given twice",
+            "'num_weights' is given twice",
         ),
         (["run", *CAST, "--shape", "100", "--backend", "npu"], "backend", "emu"),
         (["run", *CAST, "--shape", "100", "--max-memory", "lots"], "max_memory", "512M"),

@@ -119,7 +119,7 @@ def check_cli(argv: list[str], tally: Counter[str]) -> None:
     assert code in (0, 1, 2, 3), (argv, code, err)
     assert "Traceback" not in err and "Traceback" not in out, (argv, err)
     if code == 2:
-        last = err.strip().splitlines()[-1]
+        last = err.strip().split("\n")[-1]  # a rejection is one line; it may quote any character
         assert REJECTION.match(last), (argv, err)
     tally[f"{argv[0]} exit {code}"] += 1
 

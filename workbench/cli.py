@@ -76,7 +76,7 @@ def case_from_args(args: argparse.Namespace) -> Case:
         if not sep or not name.strip():
             raise InvalidAttr("--attr", item, "NAME=VALUE")
         if name.strip() in attrs:
-            raise InvalidAttr("--attr", item, f"each attribute once ({name.strip()} is given twice)")
+            raise InvalidAttr("--attr", item, f"each attribute once ({name.strip()!r} is given twice)")
         attrs[name.strip()] = value.strip()
     return Case(
         op=args.op,
