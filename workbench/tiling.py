@@ -164,17 +164,7 @@ class TilingPlan:
             "block_dim": self.block_dim,
             "fields": dict(self.fields),
             "unit": self.unit,
-            "cores": [
-                {
-                    "core": c.core,
-                    "start": c.start,
-                    "count": c.count,
-                    "tiles": c.tiles,
-                    "last_tile": c.last_tile,
-                    "tail": c.tail,
-                }
-                for c in self.cores
-            ],
+            "cores": [c._asdict() for c in self.cores],
             "ub": {
                 "capacity": self.ub_capacity,
                 "size": self.ub_size,

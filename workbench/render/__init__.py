@@ -7,11 +7,10 @@ Pure functions of frozen records; nothing here computes a metric. The records' o
 from __future__ import annotations
 
 from .html import report_html, result_html
-from .text import WIDTH, fit, plan_text, platforms_text, report_text, result_text, table
+from .text import WIDTH, plan_text, platforms_text, report_text, result_text, table
 
 __all__ = [
     "WIDTH",
-    "fit",
     "plan_text",
     "platforms_text",
     "report_html",

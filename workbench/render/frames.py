@@ -21,16 +21,7 @@ def cores_frame(plan: TilingPlan) -> pd.DataFrame:
     first = plan.cores[0].count if plan.cores else 0
     return pd.DataFrame(
         [
-            {
-                "core": c.core,
-                "start": c.start,
-                "count": c.count,
-                "tiles": c.tiles,
-                "last_tile": c.last_tile,
-                "tail": c.tail,
-                "unit": plan.unit,
-                "role": "tail core" if c.count < first or c.tail else "core",
-            }
+            {**c._asdict(), "unit": plan.unit, "role": "tail core" if c.count < first or c.tail else "core"}
             for c in plan.cores
         ],
         columns=["core", "start", "count", "tiles", "last_tile", "tail", "unit", "role"],
