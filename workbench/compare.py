@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from ._standards import JUDGES, STANDARDS, Pairs, float_pairs, int_pairs
+from ._standards import JUDGES, STANDARDS, Outcome, Pairs, float_pairs, int_pairs
 from .dtypes import NUMPY, canonical, is_float
 from .errors import InvalidAttr, InvalidDtype, InvalidShape, UnknownName
 
-__all__ = ["STANDARDS", "Element", "Report", "assert_close", "compare"]
+__all__ = ["STANDARDS", "Element", "Report", "assert_close", "compare", "element_errors"]
 
 
 @dataclass(frozen=True)
@@ -191,12 +191,9 @@ def compare(
             )
     if a.size == 0:
         notes.append("empty output: nothing to compare")
+    std = asked if floating else "exact"
     with np.errstate(all="ignore"):
-        p, ulp = (float_pairs if floating else int_pairs)(a.ravel(), g.ravel(), dtype)
-        std = asked if floating else "exact"
-        o = JUDGES[std](p)
-        if p.special.size:  # agreeing specials never rank above real errors
-            o.severity[p.special] = np.where(p.special_fail, np.inf, 0.0)
+        p, ulp, o = _judge(a, g, dtype, std)
         finite: Any = True
         if p.special.size:
             finite = np.ones(a.size, bool)
@@ -236,6 +233,24 @@ def compare(
         metrics=o.metrics,
         mode=mode,
     )
+
+
+def _judge(a: np.ndarray, g: np.ndarray, dtype: str, std: str) -> tuple[Pairs, np.ndarray, Outcome]:
+    p, ulp = (float_pairs if is_float(dtype) else int_pairs)(a.ravel(), g.ravel(), dtype)
+    o = JUDGES[std](p)
+    if p.special.size:  # agreeing specials never rank above real errors
+        o.severity[p.special] = np.where(p.special_fail, np.inf, 0.0)
+    return p, ulp, o
+
+
+def element_errors(actual: Any, expected: Any, dtype: str, standard: str | None = None) -> dict[str, np.ndarray]:
+    """Per-element errors in flat (C) order, judged exactly as compare() judges them: `ulp` (-1 next to a NaN),
+    `abs_err` (0 where NaN/Inf agree, inf where they disagree), `failed` (bool): the precision panel's data."""
+    dtype, a, g = _check(actual, expected, dtype, standard, 0)
+    std = (standard or "double_thousandth") if is_float(dtype) else "exact"
+    with np.errstate(all="ignore"):
+        p, ulp, o = _judge(a, g, dtype, std)
+        return {"ulp": ulp, "abs_err": p.err, "failed": np.asarray(o.fail, bool)}
 
 
 def _element(

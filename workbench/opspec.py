@@ -84,7 +84,7 @@ class OpSpec:
     tiling_header: str  # relative to the repository root
     describe: Callable[[Case], dict[str, TensorDesc]]
     check: Callable[[Mapping[str, TensorDesc | None], Mapping[str, Any]], None]
-    tiling: Callable[[Case], TilingPlan]
+    tiling: Callable[..., TilingPlan]  # tiling(case, soc=None, reserve=<the op's UB reserve>)
     make_inputs: Callable[[Case, np.random.Generator, str], dict[str, np.ndarray]]
     golden: Callable[..., dict[str, np.ndarray]]  # golden(case, inputs, **options)
     standard: Callable[[str, str], str]  # (output name, dtype) -> default comparison standard
@@ -130,6 +130,10 @@ class OpSpec:
                 continue
             out[a.name] = _coerce(a, attrs[a.name])
         return out
+
+    def target_platforms(self) -> tuple[str, ...]:
+        """The platforms this op runs on: every platform file whose SoC or short SoC name is a target."""
+        return tuple(name for name, plat in PLATFORMS.items() if _platform_matches(plat, self.platforms))
 
     def validate(self, case: Case) -> None:
         if case.platform not in PLATFORMS:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from functools import partial
@@ -20,16 +21,52 @@ from .tiling import TilingPlan
 MAX_TENSOR_BYTES = 2**63 - 1  # GM addresses and byte offsets are int64 in the kernels and the runtime
 
 
-def plan(case: Case) -> TilingPlan:
+MAX_UB_SIZE = 2**31 - 1  # what-if bounds: TilingData's UB-derived fields are 32-bit
+MAX_CORES = 65535  # blockDim is a uint16 launch parameter
+
+
+def plan(
+    case: Case, *, ub_size: int | None = None, ub_reserve: int | None = None, core_count: int | None = None
+) -> TilingPlan:
     """The host tiling decision for `case` (pure; raises InfeasibleTiling when nothing fits or a tensor is
-    beyond what a kernel can address)."""
+    beyond what a kernel can address).
+
+    What-if: `ub_size` (bytes), `ub_reserve` (bytes kept back by tiling) and `core_count` (what GetCoreNum would
+    return) replace the platform's and the op's values, to see how the decision would change. A what-if plan is
+    for exploring: `run` always plans with the real values, which are what the kernel and the emulator see.
+    """
     spec = get_op(case.op)
     for name, desc in spec.describe(case).items():
         if desc is not None and math.prod(desc.shape) * itemsize(desc.dtype) > MAX_TENSOR_BYTES:
             raise InfeasibleTiling(
                 "shape", case.shape, f"tensors of at most {MAX_TENSOR_BYTES} bytes (int64 GM offsets; {name} is larger)"
             )
-    return spec.tiling(case)
+    if ub_size is None and ub_reserve is None and core_count is None:
+        return spec.tiling(case)
+    soc = case.soc
+    ub = soc.ub_size if ub_size is None else _what_if("ub_size", ub_size, 1, MAX_UB_SIZE)
+    cores = soc.core_num if core_count is None else _what_if("core_count", core_count, 1, MAX_CORES)
+    if soc.traits.coupled:  # GetCoreNum reads AI Cores on coupled SoCs, vector cores on split ones
+        soc = dataclasses.replace(soc, ub_size=ub, ai_core_cnt=cores)
+    else:
+        soc = dataclasses.replace(soc, ub_size=ub, vector_core_cnt=cores)
+    what_if = (
+        spec.tiling(case, soc)
+        if ub_reserve is None
+        else spec.tiling(case, soc, _what_if("ub_reserve", ub_reserve, 0, ub - 1))
+    )
+    real = case.soc
+    note = (
+        f"what-if: ub_size {ub} B, reserve {what_if.ub_reserved} B, {cores} cores "
+        f"(the platform: {real.ub_size} B, {real.core_num} cores; run uses those)"
+    )
+    return dataclasses.replace(what_if, notes=(note, *what_if.notes))
+
+
+def _what_if(name: str, value: Any, low: int, high: int) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise InvalidInput(name, value, f"an integer in [{low}, {high}]")
+    return int(value)
 
 
 MAX_SEED = 2**64 - 1

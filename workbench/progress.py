@@ -1,7 +1,8 @@
 """Progress on stderr for what takes seconds (g++ builds, long launches): what is running and for how long.
 
 Shown only when stderr is a terminal and not silenced (`--quiet`, `set_enabled(False)`); a block that ends
-within `after` seconds draws nothing. tqdm draws the line and is imported only then.
+within `after` seconds draws nothing. tqdm draws the line and is imported only then. Other front ends (the
+widgets' Run) follow the same stages through `listening(callback)`.
 """
 
 from __future__ import annotations
@@ -9,12 +10,23 @@ from __future__ import annotations
 import shutil
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from .render.text import WIDTH
 
 _enabled: bool | None = None  # None: when stderr is a terminal
+_listeners: list[Callable[[str, bool], None]] = []
+
+
+@contextmanager
+def listening(callback: Callable[[str, bool], None]) -> Iterator[None]:
+    """Call `callback(what, True)` when a stage starts and `callback(what, False)` when it ends, in this block."""
+    _listeners.append(callback)
+    try:
+        yield
+    finally:
+        _listeners.remove(callback)
 
 
 def set_enabled(flag: bool | None) -> None:
@@ -30,6 +42,18 @@ def enabled() -> bool:
 @contextmanager
 def stage(what: str, after: float = 0.5) -> Iterator[None]:
     """Show `what` with a ticking elapsed time while the block runs longer than `after` seconds."""
+    for listener in tuple(_listeners):
+        listener(what, True)
+    try:
+        with _terminal(what, after):
+            yield
+    finally:
+        for listener in tuple(_listeners):
+            listener(what, False)
+
+
+@contextmanager
+def _terminal(what: str, after: float) -> Iterator[None]:
     if not enabled():
         yield
         return

@@ -5,11 +5,18 @@ pandas is imported inside each function, never at `import workbench`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..compare import element_errors
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..runner import Result
     from ..tiling import TilingPlan
 
 
@@ -41,3 +48,209 @@ def ub_frame(plan: TilingPlan) -> pd.DataFrame:
     frame["order"] = range(len(frame))
     frame["ub_size"] = plan.ub_size
     return frame
+
+
+def selected_tile_frame(plan: TilingPlan, cores: Sequence[int], tile: int | None) -> pd.DataFrame:
+    """The highlight for a selected element: per selected core, the extent [y0, y1) of its tile in the core's own
+    units (the whole core when the tile is unknown). Tiles are equal but the last (CoreRange.last_tile)."""
+    import pandas as pd
+
+    rows = []
+    for c in cores:
+        if not 0 <= c < len(plan.cores):
+            continue
+        r = plan.cores[c]
+        y0, y1 = 0, r.count
+        if tile is not None and r.tiles > 0 and 0 <= tile < r.tiles:
+            size = (r.count - r.tail - r.last_tile) // (r.tiles - 1) if r.tiles > 1 else r.count - r.tail
+            y0 = tile * size
+            y1 = y0 + (r.last_tile if tile == r.tiles - 1 else size)
+        rows.append({"core": c, "y0": y0, "y1": y1, "tile": -1 if tile is None else tile})
+    return pd.DataFrame(rows, columns=["core", "y0", "y1", "tile"])
+
+
+def _ulp_buckets(ulp: np.ndarray, failed: np.ndarray) -> list[dict[str, Any]]:
+    """0, 1, 2, then powers of two (3-4, 5-8, ...), and 'NaN' for pairs with no ULP distance (next to a NaN)."""
+    rows = []
+    nan = ulp < 0
+    valid, valid_failed = ulp[~nan], failed[~nan]
+    top = int(valid.max(initial=0))
+    edges = [(0, 0), (1, 1), (2, 2)]
+    lo = 3
+    while lo <= top:
+        hi = 2 * (lo - 1)
+        edges.append((lo, hi))
+        lo = hi + 1
+    for i, (lo, hi) in enumerate(edges):
+        inside = (valid >= lo) & (valid <= hi)
+        count = int(inside.sum())
+        if count or hi <= 2:
+            label = str(lo) if lo == hi else f"{lo}-{hi}"
+            rows.append(
+                {
+                    "bucket": label,
+                    "order": i,
+                    "lo": lo,
+                    "hi": hi,
+                    "count": count,
+                    "failed": int((inside & valid_failed).sum()),
+                }
+            )
+    if nan.any():
+        rows.append(
+            {
+                "bucket": "NaN",
+                "order": len(edges),
+                "lo": -1,
+                "hi": -1,
+                "count": int(nan.sum()),
+                "failed": int(failed[nan].sum()),
+            }
+        )
+    return rows
+
+
+def ulp_frame(result: Result, output: str) -> pd.DataFrame:
+    """The ULP-error histogram of one output: a row per bucket with its element count and how many failed."""
+    import pandas as pd
+
+    err = _errors(result, output)
+    frame = pd.DataFrame(
+        _ulp_buckets(err["ulp"], err["failed"]), columns=["bucket", "order", "lo", "hi", "count", "failed"]
+    )
+    frame["passed"] = frame["count"] - frame["failed"]
+    return frame
+
+
+MAX_CELLS = 4096  # the heatmap never sends more rows than this to the browser, whatever the output's size
+
+
+def heatmap_frame(result: Result, output: str, max_cells: int = MAX_CELLS) -> pd.DataFrame:
+    """The output's errors aggregated onto a grid of at most `max_cells` cells (aggregation happens here, in
+    numpy, so the chart gets a few thousand rows for a 16M-element output).
+
+    An output of rank >= 2 is viewed as rows (all leading dims) x its last dim; a 1-D output is wrapped row-major
+    into a near-square. Each cell holds its index ranges, the max abs error, the max ULP and the failed count."""
+    import pandas as pd
+
+    err = _errors(result, output)
+    shape = result.outputs[output].shape
+    n = int(err["abs_err"].size)
+    cols = max(shape[-1] if len(shape) >= 2 else math.isqrt(max(n - 1, 0)) + 1, 1)
+    rows = -(-n // cols) if n else 0
+    side = max(1, math.isqrt(max_cells))
+    rb, cb = min(rows, side), min(cols, side)
+    if rows == 0:
+        return pd.DataFrame(columns=["row0", "row1", "col0", "col1", "max_abs_err", "max_ulp", "failed", "count"])
+    # leftover room goes to the longer axis: a 4 x 100000 output gets 4 x 1024 cells, not 4 x 64
+    if rb < side:
+        cb = min(cols, max_cells // rb)
+    elif cb < side:
+        rb = min(rows, max_cells // cb)
+    pad = rows * cols - n
+
+    def grid(x: np.ndarray, fill: Any) -> np.ndarray:
+        return np.concatenate([x, np.full(pad, fill, x.dtype)]).reshape(rows, cols) if pad else x.reshape(rows, cols)
+
+    r_edges = np.linspace(0, rows, rb + 1).astype(np.int64)
+    c_edges = np.linspace(0, cols, cb + 1).astype(np.int64)
+    r_start, c_start = r_edges[:-1], c_edges[:-1]
+
+    def reduce(x: np.ndarray, op: np.ufunc) -> np.ndarray:
+        return op.reduceat(op.reduceat(x, r_start, axis=0), c_start, axis=1)
+
+    abs_err = np.nan_to_num(grid(err["abs_err"].astype(np.float64), 0.0), nan=np.inf)
+    ulp = grid(err["ulp"].astype(np.int64), 0)
+    failed = grid(err["failed"].astype(np.int64), 0)
+    valid = grid(np.ones(n, np.int64), 0)
+    r0, c0 = np.meshgrid(r_start, c_start, indexing="ij")
+    r1, c1 = np.meshgrid(r_edges[1:], c_edges[1:], indexing="ij")
+    return pd.DataFrame(
+        {
+            "row0": r0.ravel(),
+            "row1": r1.ravel(),
+            "col0": c0.ravel(),
+            "col1": c1.ravel(),
+            "max_abs_err": reduce(abs_err, np.maximum).ravel(),
+            "max_ulp": reduce(ulp, np.maximum).ravel(),
+            "failed": reduce(failed, np.add).ravel(),
+            "count": reduce(valid, np.add).ravel(),
+        }
+    )
+
+
+def mismatch_frame(result: Result, output: str) -> pd.DataFrame:
+    """The report's worst elements (failing first, then the largest errors) with their provenance: a row per
+    element with its N-d index, inputs, expected, actual, errors and the core, tile, offset and tail flag."""
+    import pandas as pd
+
+    report = result.reports[output]
+    rows = []
+    for e in report.worst:
+        loc = result.plan.locate(e.flat, output, result.inputs)
+        rows.append(
+            {
+                "index": ",".join(map(str, e.index)),
+                "flat": e.flat,
+                "inputs": ", ".join(f"{k}={v}" for k, v in e.inputs.items()),
+                "expected": e.expected,
+                "actual": e.actual,
+                "abs_err": e.abs_err,
+                "ulp": -1 if e.ulp is None else e.ulp,
+                "core": -1 if loc.core is None else loc.core,
+                "cores": ",".join(map(str, loc.cores or (() if loc.core is None else (loc.core,)))),
+                "tile": -1 if loc.tile is None else loc.tile,
+                "offset": -1 if loc.offset is None else loc.offset,
+                "tail": loc.tail,
+            }
+        )
+    columns = [
+        "index",
+        "flat",
+        "inputs",
+        "expected",
+        "actual",
+        "abs_err",
+        "ulp",
+        "core",
+        "cores",
+        "tile",
+        "offset",
+        "tail",
+    ]
+    return pd.DataFrame(rows, columns=columns)
+
+
+# how each timing was obtained; the kinds another issue fills in are listed so the panel's layout is fixed now
+TIMING_KINDS = (
+    ("measured", "wall time on this machine (time.perf_counter around the step)"),
+    ("built-in", "the built-in TBE operator on an NPU"),
+    ("predicted", "a performance model of the kernel's trace"),
+    ("theoretical", "bytes moved / the platform's memory bandwidth"),
+)
+TIMING_STEPS = (("build", "build_s"), ("launch", "launch_s"), ("kernel", "kernel_s"), ("golden", "golden_s"))
+
+
+def timings_frame(result: Result) -> pd.DataFrame:
+    """Long form: a row per (step, kind) with seconds (NaN when not available yet) and how it was obtained."""
+    import pandas as pd
+
+    rows = []
+    for step, key in TIMING_STEPS:
+        for kind, how in TIMING_KINDS:
+            seconds = result.timings.get(key) if kind == "measured" else None
+            rows.append(
+                {
+                    "step": step,
+                    "kind": kind,
+                    "seconds": float("nan") if seconds is None else float(seconds),
+                    "how": how if seconds is not None or kind != "measured" else "not reported by this backend",
+                    "available": seconds is not None,
+                }
+            )
+    return pd.DataFrame(rows, columns=["step", "kind", "seconds", "how", "available"])
+
+
+def _errors(result: Result, output: str) -> dict[str, np.ndarray]:
+    report = result.reports[output]
+    return element_errors(result.outputs[output], result.expected[output], report.dtype, report.standard)

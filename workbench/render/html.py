@@ -10,7 +10,7 @@ import html
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from .text import WORST_COLUMNS, report_header, report_summary, timings_text, worst_rows
+from .text import WORST_COLUMNS, report_header, report_summary, source_excerpt, timings_text, worst_rows
 
 if TYPE_CHECKING:
     from ..case import Case
@@ -33,6 +33,13 @@ STYLE = """<style>
 .wb-muted{color:var(--jp-ui-font-color2,#888)}
 .wb-bar{height:8px;background:var(--jp-layout-color3,#8883);border-radius:2px;width:240px}
 .wb-bar>div{height:8px;background:var(--jp-brand-color1,#1f6feb);border-radius:2px}
+.wb-card tr.wb-changed td,.wb-card tr.wb-changed th{background:var(--jp-warn-color3,#fff3c4);
+  color:var(--jp-ui-font-color0,inherit)}
+.wb-card .wb-was{color:var(--jp-ui-font-color2,#888);text-decoration:line-through;margin-left:6px}
+.wb-badge{display:inline-block;padding:0 6px;border-radius:8px;font-size:11px;
+  background:var(--jp-warn-color2,#f5c542);color:#000;margin-left:6px}
+.wb-card pre{font-family:var(--jp-code-font-family,monospace);font-size:12px;margin:2px 0 6px 0;
+  background:var(--jp-layout-color2,#8881);padding:4px;overflow-x:auto}
 </style>"""
 
 e = html.escape
@@ -99,6 +106,30 @@ def plan_html(p: TilingPlan) -> str:
     )
 
 
+def tiling_panel_html(p: TilingPlan, previous: TilingPlan | None = None, what_if: bool = False) -> str:
+    """The workbench's tiling panel: the path and why, the UB budget, and every TilingData field, the fields whose
+    value changed since `previous` (the plan shown before) highlighted with their old value."""
+    old = dict(previous.fields) if previous is not None and previous.op == p.op else {}
+    rows = []
+    for name, value in p.fields.items():
+        changed = name in old and old[name] != value
+        was = f"<span class='wb-was'>{e(str(old[name]))}</span>" if changed else ""
+        cls = " class='wb-changed'" if changed else ""
+        rows.append(f"<tr data-field='{e(name)}'{cls}><th>{e(name)}</th><td>{e(str(value))}{was}</td></tr>")
+    used = min(100.0, 100 * p.ub_fraction)
+    badge = "<span class='wb-badge'>what-if</span>" if what_if else ""
+    notes = "".join(f"<li>{e(n)}</li>" for n in p.notes)
+    return _card(
+        f"tiling key {p.tiling_key} ({p.tiling_name}), block_dim {p.block_dim} @{p.platform}",
+        [
+            f"<p>{badge}UB {p.ub_used} of {p.ub_capacity} B ({used:.1f} %; {p.ub_size} - reserve {p.ub_reserved}), "
+            f"workspace {p.workspace_bytes} B; {len(p.cores)} cores of {p.unit}s</p>",
+            f"<details open><summary>why</summary><ul>{notes}</ul></details>" if notes else "",
+            f"<table class='wb-fields'><tr><th>TilingData field</th><th>value</th></tr>{''.join(rows)}</table>",
+        ],
+    )
+
+
 def platform_html(p: Platform) -> str:
     return _card(
         p.soc,
@@ -130,8 +161,14 @@ def report_html(r: Report) -> str:
     return _card(report_header(r), body, r.passed)
 
 
+def diagnostic_html(d: object) -> str:
+    """One emulator diagnostic and the kernel source around its line."""
+    excerpt = source_excerpt(str(getattr(d, "file", "")), int(getattr(d, "line", 0) or 0))
+    return f"<li><code>{e(str(d))}</code>{f'<pre>{e(excerpt)}</pre>' if excerpt else ''}</li>"
+
+
 def result_html(res: Result) -> str:
-    diags = "".join(f"<li><code>{e(str(d))}</code></li>" for d in res.diagnostics)
+    diags = "".join(map(diagnostic_html, res.diagnostics))
     body = [
         f"<p>{e(res.backend)}, seed {res.seed}, {e(res.distribution)} inputs; {e(timings_text(res.timings))}</p>",
         f"<details open><summary>{len(res.diagnostics)} diagnostics</summary><ul>{diags}</ul></details>"

@@ -20,14 +20,14 @@ if TYPE_CHECKING:
     from ..runner import Result
 
 
-def svg(chart: alt.Chart) -> str:
+def svg(chart: alt.Chart | alt.LayerChart) -> str:
     """The chart rendered to SVG by vl-convert (a self-contained string)."""
     import vl_convert
 
     return str(vl_convert.vegalite_to_svg(chart.to_dict()))
 
 
-def tiling_charts(result: Result) -> list[alt.Chart]:
+def tiling_charts(result: Result) -> list[alt.Chart | alt.LayerChart]:
     plan = result.plan
     if not plan.cores:
         return [charts.ub_chart(frames.ub_frame(plan)).properties(width=520)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -179,6 +180,19 @@ def report_text(r: Report) -> str:
 
 def timings_text(timings: dict[str, float]) -> str:
     return ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in timings.items())
+
+
+def source_excerpt(file: str, line: int, context: int = 2) -> str:
+    """Lines [line - context, line + context] of a kernel source, numbered, the line itself marked with '>';
+    '' when the file cannot be read (a diagnostic from a header the user does not have, or no line)."""
+    if not file or line <= 0:
+        return ""
+    try:
+        lines = Path(file).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return ""
+    lo, hi = max(1, line - context), min(len(lines), line + context)
+    return "\n".join(f"{'>' if n == line else ' '} {n:5d} | {lines[n - 1]}" for n in range(lo, hi + 1))
 
 
 def result_text(res: Result) -> str:

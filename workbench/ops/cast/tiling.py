@@ -8,6 +8,7 @@ from functools import partial
 from ...case import Case
 from ...dtypes import itemsize
 from ...errors import InfeasibleTiling, InvalidInput
+from ...platform import Platform
 from ...tiling import BLOCK_BYTES, CoreRange, Location, TilingPlan, UbBuffer, align_down, ceil_div
 from .layout import CastTilingData
 from .tables import PAIRS, precedence_class
@@ -37,9 +38,9 @@ _WINDOWS = {
 }
 
 
-def ub_former(src: str, dst: str, ub_size: int) -> int:
+def ub_former(src: str, dst: str, ub_size: int, reserve: int = UB_RESERVE) -> int:
     """Elements per tile: floor((UB - reserve) / bytesPerElem) aligned down to 256 (§4.2)."""
-    return align_down((ub_size - UB_RESERVE) // bytes_per_elem(src, dst), UB_ALIGN)
+    return max(align_down((ub_size - reserve) // bytes_per_elem(src, dst), UB_ALIGN), 0)
 
 
 def bytes_per_elem(src: str, dst: str) -> int:
@@ -57,21 +58,22 @@ def _tiles(elems: int, ub: int) -> tuple[int, int]:
     return n, elems - (n - 1) * ub
 
 
-def plan(case: Case) -> TilingPlan:
+def plan(case: Case, soc: Platform | None = None, reserve: int = UB_RESERVE) -> TilingPlan:
+    """`soc` and `reserve` default to the case's platform and D14's reserve; pipeline.plan's what-if passes others."""
     src, dst = case.dtypes
     info = PAIRS[(src, dst)]
-    plat = case.soc
+    plat = soc or case.soc
     s_src, s_dst = itemsize(src), itemsize(dst)
     n = math.prod(case.shape)
     block = block_elems(src, dst)
     ub_size = plat.ub_size  # the ini value (D14 model default); the reserve absorbs a smaller runtime UB
-    ub = ub_former(src, dst, ub_size)
+    ub = ub_former(src, dst, ub_size, reserve)
     if ub < UB_ALIGN:
         raise InfeasibleTiling(
             "ubFormer",
             ub,
             f">= {UB_ALIGN} elements: {src}->{dst} needs {bytes_per_elem(src, dst)} B/elem "
-            f"but {plat.soc} has {ub_size - UB_RESERVE} B of UB after the {UB_RESERVE} B reserve",
+            f"but {plat.soc} has {ub_size - reserve} B of UB after the {reserve} B reserve",
         )
 
     full_blocks, tail = divmod(n, block)
@@ -137,7 +139,7 @@ def plan(case: Case) -> TilingPlan:
         f"chain: {info.chain}",
         f"principal round mode CAST_{info.round_mode} ({info.round_mode_value}); informational (docs/ops/cast.md D24)",
         f"bytesPerElem = 2*({s_src}+{s_dst}) + {info.middle_bytes} = {bytes_per_elem(src, dst)}; "
-        f"ubFormer = floor(({ub_size}-{UB_RESERVE})/{bytes_per_elem(src, dst)}) aligned to {UB_ALIGN} = {ub}",
+        f"ubFormer = floor(({ub_size}-{reserve})/{bytes_per_elem(src, dst)}) aligned to {UB_ALIGN} = {ub}",
         f"BLOCK = 32/min({s_src},{s_dst}) = {block} elements; N = {n} = {full_blocks} full blocks + {tail}",
     ]
     if (src, dst) in _WINDOWS:
@@ -170,7 +172,7 @@ def plan(case: Case) -> TilingPlan:
         cores=tuple(cores),
         ub_buffers=buffers,
         ub_size=ub_size,
-        ub_reserved=UB_RESERVE,
+        ub_reserved=reserve,
         workspace_bytes=0,
         notes=tuple(notes),
         copy_bytes=tuple(sorted(copies)),

@@ -14,6 +14,7 @@ from .layout import FIELDS, EmbeddingDenseGradTilingData
 
 if TYPE_CHECKING:
     from ...case import Case
+    from ...platform import Platform
 
 # §3.1 constants
 UB_RESERVE = 1024  # the 310P experimental EmbeddingDenseGrad keeps 1 KiB back
@@ -48,12 +49,13 @@ def _owner(unit: int, former_cores: int, former: int, tail: int) -> int:
     return former_cores + (unit - former_cores * former) // tail
 
 
-def plan(case: Case) -> TilingPlan:
+def plan(case: Case, soc: Platform | None = None, reserve: int = UB_RESERVE) -> TilingPlan:
+    """`soc` and `reserve` default to the case's platform and the 1 KiB reserve (pipeline.plan's what-if)."""
     shape = tuple(case.shape)
     n, d = math.prod(shape[:-1]), shape[-1]
     nw, scale = int(case.attrs["num_weights"]), bool(case.attrs["scale_grad_by_freq"])
     pad = normalize_padding(int(case.attrs["padding_idx"]), nw)
-    soc = case.soc
+    soc = soc or case.soc
     key = 1 if scale else 0
     f: dict[str, int] = dict.fromkeys(FIELDS, 0)
     f.update(numWeights=nw, dimSize=d, gradRow=n, paddingIdx=pad, scaleGradByFreq=int(scale), idxTileNum=IDX_TILE)
@@ -66,7 +68,7 @@ def plan(case: Case) -> TilingPlan:
         "platform": case.platform,
         "tiling_key": key,
         "ub_size": soc.ub_size,
-        "ub_reserved": UB_RESERVE,
+        "ub_reserved": reserve,
         "struct_type": EmbeddingDenseGradTilingData,
     }
     if n == 0 or d == 0 or nw == 0:
@@ -103,13 +105,13 @@ def plan(case: Case) -> TilingPlan:
     c_len = min(d, COL_MAX)
     col_loop = ceil_div(d, c_len)
     col_tail = d - (col_loop - 1) * c_len
-    ub_avail = soc.ub_size - UB_RESERVE
+    ub_avail = soc.ub_size - reserve
     idx_bytes = IDX_TILE * 4
     if aligned:
         fit = (ub_avail - idx_bytes - 4 * c_len - CNT_BLK - SYNC_BUF) // (4 * c_len)
         if fit < 1:
             raise InfeasibleTiling(
-                "ub", soc.ub_size, f"room for accBuf + one {4 * c_len} B grad row after 1 KiB reserve"
+                "ub", soc.ub_size, f"room for accBuf + one {4 * c_len} B grad row after the {reserve} B reserve"
             )
         row_batch = min(former_rows, MAX_BLOCK_COUNT, fit)
         # srcStride of the widest-gap chunk (the tail chunk, narrowest) must fit the uint16 (§3.3)
@@ -135,7 +137,9 @@ def plan(case: Case) -> TilingPlan:
         )
     ub_total = sum(b.total for b in buffers)
     if ub_total > ub_avail:
-        raise InfeasibleTiling("ub", ub_total, f"<= ubAvail = {ub_avail} B (ub_size {soc.ub_size} - 1 KiB)")
+        raise InfeasibleTiling(
+            "ub", ub_total, f"<= ubAvail = {ub_avail} B (ub_size {soc.ub_size} - {reserve} B reserve)"
+        )
     f.update(
         usedCoreNum=used,
         formerCoreNum=former_cores,

@@ -156,7 +156,7 @@ def _select(
     r_ub = room // (tile_a * m_ar(1, b)) if ra else align_down(room // (tile_a * m_ar(1, b)), 256 // b)
     if r_ub < 1:
         raise InfeasibleTiling(
-            "ub_size", ub_avail + UB_RESERVE, f"room for one SplitR chunk of {tile_a} {'lanes' if ra else 'rows'}"
+            "ub", ub_avail, f"room (after the reserve) for one SplitR chunk of {tile_a} {'lanes' if ra else 'rows'}"
         )
     times = ceil_div(r, r_ub)
     tile = r % r_ub or r_ub
@@ -175,17 +175,18 @@ def _select(
     )
 
 
-def plan(case: Case) -> TilingPlan:
-    return plan_for(tuple(case.shape), case.format, case.dtypes[0], case.soc)
+def plan(case: Case, soc: Platform | None = None, reserve: int = UB_RESERVE) -> TilingPlan:
+    """`soc` and `reserve` default to the case's platform and DECISION-SCE-4's (pipeline.plan's what-if)."""
+    return plan_for(tuple(case.shape), case.format, case.dtypes[0], soc or case.soc, reserve)
 
 
-def plan_for(shape: tuple[int, ...], layout: str, dtype: str, soc: Platform) -> TilingPlan:
+def plan_for(shape: tuple[int, ...], layout: str, dtype: str, soc: Platform, reserve: int = UB_RESERVE) -> TilingPlan:
     a, r, hw = fold(shape, layout)
     ra = layout == "NCHW"
     b = itemsize(dtype)
     unit = "lane" if ra else "row"
     ub_size = soc.ub_size  # the ini value, as the worked examples use (§3.1)
-    ub_avail = ub_size - UB_RESERVE
+    ub_avail = ub_size - reserve
     base = dict.fromkeys(FIELDS, 0) | {"a": a, "r": r, "hw": hw, "layoutMode": int(ra)}
 
     def make(**kw: Any) -> TilingPlan:
@@ -194,7 +195,7 @@ def plan_for(shape: tuple[int, ...], layout: str, dtype: str, soc: Platform) -> 
             platform=soc.soc,
             unit=unit,
             ub_size=ub_size,
-            ub_reserved=UB_RESERVE,
+            ub_reserved=reserve,
             struct_type=SoftmaxCrossEntropyWithLogitsTilingData,
             **kw,
         )
@@ -242,7 +243,7 @@ def plan_for(shape: tuple[int, ...], layout: str, dtype: str, soc: Platform) -> 
         locator=lambda i, o, _: locate(f, sch, segmented, i, o),
     )
     if plan.ub_used > plan.ub_capacity:
-        raise InfeasibleTiling("ub", plan.ub_used, f"<= {plan.ub_capacity} B (ub_size - {UB_RESERVE})")
+        raise InfeasibleTiling("ub", plan.ub_used, f"<= {plan.ub_capacity} B (ub_size - {reserve} B reserve)")
     return plan
 
 
@@ -272,7 +273,8 @@ def _notes(
     yield (
         f"UB {raw} B by the accounting of docs/ops/softmax_cross_entropy_with_logits.md §3.4 "
         f"({used} B after InitBuffer's 32 B rounding) of {ub_avail} "
-        f"(ub_size {soc.ub_size} ini - {UB_RESERVE} reserve); the runtime GetCoreMemSize(UB) = {soc.ub_runtime} "
+        f"(ub_size {soc.ub_size} ini - {soc.ub_size - ub_avail} reserve); "
+        f"the runtime GetCoreMemSize(UB) = {soc.ub_runtime} "
         f"leaves {soc.ub_runtime - used} B for the reduce tmp and slack"
     )
     passes = {EMPTY: 0, SPLIT_R: 5}.get(sch, 3)

@@ -1,0 +1,364 @@
+"""Workbench(): the controls build a Case; every change re-plans (pure, sub-millisecond) and re-renders the tiling
+panel; Run is explicit and fills the summary, precision and timings panels.
+
+Nothing here computes: Case validates, pipeline.plan decides, runner.run runs, workbench.render renders. Errors
+never escape a callback: a WorkbenchError is shown beside the control it names, anything else in the status line.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import ipywidgets as w
+
+from .. import progress
+from ..case import Case
+from ..compare import STANDARDS
+from ..demo import examples
+from ..errors import WorkbenchError
+from ..opspec import REQUIRED
+from ..pipeline import plan
+from ..platform import PLATFORMS
+from ..registry import OPS
+from ..render import frames
+from ..runner import Result, run
+from ..tiling import TilingPlan
+from .panels import PrecisionPanel, SummaryPanel, TilingPanel, TimingsPanel
+
+DEFAULT = "(op default)"
+BACKENDS = (("emu", "emu: the Ascend C kernel on the ascemu emulator (g++)"),)
+UNAVAILABLE = (("npu", "no CANN / pyACL (`acl`) on this machine: the NPU backend needs an Ascend NPU"),)
+
+
+def _starting_case(op: str) -> Case:
+    """The op's first worked example (docs/ops/<op>.md §4): a case that shows the interesting part of the tiling."""
+    return next((ex.case for ex in examples() if ex.case.op == op), None) or Case(op, OPS[op].dtype_matrix[0], (1024,))
+
+
+@functools.cache
+def _op_reserve(op: str) -> int:
+    """The op's own UB reserve (what tiling keeps back), for the what-if reserve control's real value."""
+    return plan(_starting_case(op)).ub_reserved
+
+
+def _field(label: str, widget: w.Widget, css: str) -> w.Widget:
+    widget.add_class(css)
+    widget.description = label
+    widget.style.description_width = "80px"
+    return widget
+
+
+class Workbench:
+    """The workbench app: display it in a notebook cell (`Workbench()`), or serve it with `workbench app`.
+
+    `case` (or `op`) picks the starting case. Attributes for notebooks and tests: `controls` (name -> widget),
+    `case`, `plan` (the plan shown, a what-if plan when a what-if control differs from the platform), `result`
+    (the last run), `refresh_s` (seconds the last control change took to re-plan and re-render), `error`.
+    """
+
+    def __init__(self, case: Case | None = None, op: str | None = None) -> None:
+        start = case or _starting_case(op or next(iter(OPS)))
+        self.case: Case | None = None
+        self.plan: TilingPlan | None = None
+        self.result: Result | None = None
+        self.error = ""
+        self.refresh_s = 0.0
+        self._thread: threading.Thread | None = None
+        self._busy = 0  # > 0 while the controls are being set programmatically: one refresh at the end
+
+        c: dict[str, w.Widget] = {
+            "op": _field("op", w.Dropdown(options=list(OPS)), "wb-op"),
+            "dtype": w.HBox().add_class("wb-dtype"),
+            "shape": _field("shape", w.Text(continuous_update=True, placeholder="e.g. 4096,512"), "wb-shape"),
+            "format": _field("format", w.Dropdown(), "wb-format"),
+            "attrs": w.VBox().add_class("wb-attrs"),
+            "platform": _field("platform", w.Dropdown(), "wb-platform"),
+            "backend": _field("backend", w.Dropdown(options=[b for b, _ in BACKENDS]), "wb-backend"),
+            "seed": _field("seed", w.BoundedIntText(min=0, max=2**63 - 1), "wb-seed"),
+            "distribution": _field("inputs", w.Dropdown(), "wb-distribution"),
+            "standard": _field("standard", w.Dropdown(options=[DEFAULT, *STANDARDS]), "wb-standard"),
+            "kernel": _field(
+                "kernel", w.Text(placeholder="an edited copy (copy_kernel); empty = shipped"), "wb-kernel"
+            ),
+            "ub_size": _field("UB size", w.BoundedIntText(min=1, max=2**31 - 1), "wb-whatif-ub"),
+            "ub_reserve": _field("reserve", w.BoundedIntText(min=0, max=2**31 - 2), "wb-whatif-reserve"),
+            "core_count": _field("cores", w.BoundedIntText(min=1, max=65535), "wb-whatif-cores"),
+        }
+        self.controls = c
+        self._dtype_boxes: list[w.Dropdown] = []
+        self._attr_widgets: dict[str, w.Widget] = {}
+        self.shape_error = w.HTML().add_class("wb-shape-error")
+        self.backend_note = w.HTML(
+            "<small>" + "; ".join(f"{n}: unavailable ({html.escape(why)})" for n, why in UNAVAILABLE) + "</small>"
+        )
+        self.status = w.HTML().add_class("wb-status")
+        self.run_button = w.Button(description="Run", button_style="primary", icon="play").add_class("wb-run")
+        self.reset_button = w.Button(description="platform values", tooltip="reset the what-if controls")
+        self.progress = w.HTML().add_class("wb-progress")
+        self.tiling = TilingPanel()
+        self.summary = SummaryPanel()
+        self.precision = PrecisionPanel(self.select_mismatch)
+        self.timings = TimingsPanel()
+
+        what_if = w.VBox(
+            [
+                w.HTML("<b>what if</b> <small>(tiling only; Run uses the platform's values)</small>"),
+                c["ub_size"],
+                c["ub_reserve"],
+                c["core_count"],
+                self.reset_button,
+            ]
+        )
+        case_box = w.VBox(
+            [c["op"], c["dtype"], w.HBox([c["shape"], self.shape_error]), c["format"], c["attrs"], c["platform"]]
+        )
+        run_box = w.VBox(
+            [
+                w.HBox([c["backend"], self.backend_note]),
+                c["seed"],
+                c["distribution"],
+                c["standard"],
+                c["kernel"],
+                w.HBox([self.run_button, self.progress]),
+            ]
+        )
+        self.widget = w.VBox(
+            [
+                w.HTML("<h3 style='margin:4px 0'>Ascend C kernel workbench</h3>"),
+                w.HBox([case_box, what_if, run_box], layout=w.Layout(flex_flow="row wrap")),
+                self.status,
+                self.tiling.widget,
+                self.summary.widget,
+                self.precision.widget,
+                self.timings.widget,
+            ]
+        ).add_class("wb-app")
+
+        self._load(start)
+        c["op"].observe(self._guard(self._op_changed), "value")
+        c["platform"].observe(self._guard(self._platform_changed), "value")
+        for name in ("shape", "format", "ub_size", "ub_reserve", "core_count"):
+            c[name].observe(self._guard(self.refresh), "value")
+        self.run_button.on_click(lambda _: self.start_run())
+        self.reset_button.on_click(self._guard(lambda _=None: self._reset_what_if()))
+
+    # -- display -------------------------------------------------------------------------------------
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    # -- controls <-> Case ---------------------------------------------------------------------------
+    def _guard(self, fn: Callable[..., object]) -> Callable[..., None]:
+        """A callback that never raises into the widget machinery (a traceback there is lost or kills the cell)."""
+
+        def call(*args: Any) -> None:
+            if self._busy:
+                return
+            try:
+                fn(*args)
+            except Exception as exc:  # any bug must surface in the app, not vanish in the kernel log
+                self.status.value = _error_html("internal error", "".join(traceback.format_exception_only(exc)))
+
+        return call
+
+    def _load(self, case: Case) -> None:
+        """Set every control from `case` (its op's choices first), then refresh once."""
+        self._busy += 1
+        try:
+            self.controls["op"].value = case.op
+            self._op_options(case)
+        finally:
+            self._busy -= 1
+        self.refresh()
+
+    def _op_options(self, case: Case) -> None:
+        spec, c = OPS[case.op], self.controls
+        self._dtype_boxes = []
+        for i in range(len(spec.dtype_matrix[0])):
+            box = w.Dropdown(description="dtype" if i == 0 else "→", layout=w.Layout(width="190px" if i else "270px"))
+            box.style.description_width = "80px" if i == 0 else "20px"
+            box.observe(self._guard(lambda _, i=i: self._dtype_changed(i)), "value")
+            self._dtype_boxes.append(box)
+        c["dtype"].children = self._dtype_boxes
+        self._set_dtypes(case.dtypes)
+        c["shape"].value = ",".join(map(str, case.shape))
+        c["format"].options = [DEFAULT, *spec.formats]
+        c["format"].value = DEFAULT if case.format == spec.default_format(case.shape) else case.format
+        self._attr_widgets = {}
+        for a in spec.attrs:
+            value = case.attrs.get(a.name, None if a.default is REQUIRED else a.default)
+            widget = (
+                w.Checkbox(value=bool(value), indent=False)
+                if a.type is bool
+                else w.Text(value="" if value is None else str(value), continuous_update=True)
+            )
+            widget.description, widget.tooltip = a.name, a.doc
+            widget.style.description_width = "130px"
+            widget.add_class(f"wb-attr-{a.name}")
+            widget.observe(self._guard(self.refresh), "value")
+            self._attr_widgets[a.name] = widget
+        c["attrs"].children = list(self._attr_widgets.values())
+        c["platform"].options = list(spec.target_platforms())
+        c["platform"].value = case.platform
+        c["distribution"].options = list(spec.distributions)
+        self._reset_what_if(refresh=False)
+
+    def _set_dtypes(self, dtypes: tuple[str, ...]) -> None:
+        """Each dtype box offers only what completes a valid combination with the boxes before it."""
+        matrix = OPS[self.controls["op"].value].dtype_matrix
+        self._busy += 1
+        try:
+            for i, box in enumerate(self._dtype_boxes):
+                allowed = list(dict.fromkeys(d[i] for d in matrix if d[:i] == dtypes[:i]))
+                box.options = allowed
+                box.value = dtypes[i] if dtypes[i] in allowed else allowed[0]
+                dtypes = (*dtypes[:i], box.value, *dtypes[i + 1 :])
+        finally:
+            self._busy -= 1
+
+    def _dtype_changed(self, i: int) -> None:
+        self._set_dtypes(tuple(b.value for b in self._dtype_boxes))
+        self.refresh()
+
+    def _op_changed(self, _: Any = None) -> None:
+        self._load(_starting_case(self.controls["op"].value))
+
+    def _platform_changed(self, _: Any = None) -> None:
+        self._reset_what_if()
+
+    def _reset_what_if(self, refresh: bool = True) -> None:
+        """The what-if controls back to the platform's UB, the op's reserve and GetCoreNum."""
+        c = self.controls
+        soc = PLATFORMS[c["platform"].value]
+        self._busy += 1
+        try:
+            c["ub_size"].value = soc.ub_size
+            c["core_count"].value = soc.core_num
+            c["ub_reserve"].value = _op_reserve(c["op"].value)
+        finally:
+            self._busy -= 1
+        if refresh:
+            self.refresh()
+
+    def current_case(self) -> Case:
+        """The Case the controls describe (raises the WorkbenchError naming the field that is wrong)."""
+        c = self.controls
+        attrs = {
+            name: widget.value
+            for name, widget in self._attr_widgets.items()
+            if not (isinstance(widget.value, str) and widget.value.strip() == "")
+        }
+        fmt = c["format"].value
+        return Case(
+            c["op"].value,
+            tuple(b.value for b in self._dtype_boxes),
+            c["shape"].value,
+            "" if fmt == DEFAULT else fmt,
+            attrs,
+            c["platform"].value,
+        )
+
+    def what_if(self) -> dict[str, int]:
+        """The what-if controls that differ from the platform and the op: {} means the real plan."""
+        c = self.controls
+        soc = PLATFORMS[c["platform"].value]
+        real = {"ub_size": soc.ub_size, "ub_reserve": _op_reserve(c["op"].value), "core_count": soc.core_num}
+        return {k: int(c[k].value) for k, v in real.items() if int(c[k].value) != v}
+
+    # -- refresh: Case -> plan -> tiling panel ----------------------------------------------------------
+    def refresh(self, _: Any = None) -> None:
+        """Re-plan from the controls and re-render the tiling panel (the <100 ms path: bench/bench_ui.py)."""
+        t0 = time.perf_counter()
+        self.shape_error.value = ""
+        try:
+            case = self.current_case()
+            what_if = self.what_if()
+            tiling = plan(case, **what_if)
+        except WorkbenchError as err:
+            self.case = self.plan = None
+            self.error = str(err)
+            if err.field in ("shape",) or err.field.startswith("shape"):
+                self.shape_error.value = _error_html("", str(err))
+            self.status.value = _error_html("", str(err))
+            self.tiling.show_error(str(err))
+            self.run_button.disabled = True
+        else:
+            self.case, self.plan, self.error = case, tiling, ""
+            self.status.value = ""
+            self.tiling.update(tiling, bool(what_if))
+            self.run_button.disabled = self._thread is not None and self._thread.is_alive()
+        self.refresh_s = time.perf_counter() - t0
+
+    # -- run ---------------------------------------------------------------------------------------
+    def start_run(self) -> None:
+        """What the Run button does: run in a thread, so the notebook stays responsive and progress shows."""
+        if self._thread is not None and self._thread.is_alive():
+            return
+        self.run_button.disabled = True
+        self._thread = threading.Thread(target=self._guard(self.run), name="workbench-run", daemon=True)
+        self._thread.start()
+
+    def run(self) -> Result | None:
+        """Run the current case with the run controls; show the summary, precision and timings panels."""
+        c = self.controls
+        case = self.case
+        if case is None:
+            self.status.value = _error_html("nothing to run", self.error)
+            return None
+        self.run_button.disabled = True
+        started = time.perf_counter()
+
+        def stage(what: str, begin: bool) -> None:
+            self.progress.value = (
+                f"<span class='wb-muted'>⏳ {html.escape(what)} …</span>" if begin else f"✓ {html.escape(what)}"
+            )
+
+        try:
+            standard = None if c["standard"].value == DEFAULT else c["standard"].value
+            with progress.listening(stage):
+                self.progress.value = "⏳ preparing inputs and golden …"
+                result = run(
+                    case,
+                    backend=c["backend"].value,
+                    seed=int(c["seed"].value),
+                    distribution=c["distribution"].value,
+                    standard=standard,
+                    kernel=c["kernel"].value.strip() or None,
+                )
+        except WorkbenchError as err:
+            self.progress.value = ""
+            self.status.value = _error_html("run refused", str(err))
+            return None
+        finally:
+            self.run_button.disabled = self.case is None
+        self.result = result
+        self.progress.value = f"{result.verdict} in {time.perf_counter() - started:.1f} s"
+        self.status.value = ""
+        self.summary.update(result)
+        self.precision.update(result)
+        self.timings.update(result)
+        return result
+
+    def select_mismatch(self, output: str, row: int) -> None:
+        """Outline the core(s) and tile of mismatch `row` of `output` on the per-core chart."""
+        frame = self.precision.frame
+        if self.result is None or frame is None or not 0 <= row < len(frame):
+            return
+        r = frame.iloc[row]
+        cores = [int(x) for x in str(r["cores"]).split(",") if x]
+        tile = None if int(r["tile"]) < 0 else int(r["tile"])
+        selected = frames.selected_tile_frame(self.result.plan, cores, tile)
+        if self.tiling.plan != self.result.plan:  # the controls moved on since the run: show the run's plan
+            self.tiling.update(self.result.plan, selected=selected)
+        else:
+            self.tiling.show_cores(selected)
+
+
+def _error_html(title: str, message: str) -> str:
+    head = f"<b>{html.escape(title)}</b>: " if title else ""
+    return f"<span style='color:var(--jp-error-color1,#cf222e)'>{head}{html.escape(message)}</span>"
