@@ -5,7 +5,7 @@ altair is imported inside each function, never at `import workbench`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import altair as alt
@@ -38,6 +38,20 @@ RESERVE_COLOR, FREE_COLOR = "#7f7f7f", "#d9d9d9"
 
 
 SELECT_COLOR = "#e15759"  # the selected mismatch's core and tile
+_TYPES = {"O": "ordinal", "Q": "quantitative", "N": "nominal"}
+
+
+def _enc(channel: Any, shorthand: str, **kw: Any) -> Any:
+    """`channel("core:O", ...)` without altair's shorthand parser, which costs ~6 ms per chart: too much for the
+    workbench's 100 ms refresh."""
+    field, kind = shorthand.rsplit(":", 1)
+    return channel(field=field, type=_TYPES[kind], **kw)
+
+
+def _tips(*shorthands: str) -> list[Any]:
+    import altair as alt
+
+    return [_enc(alt.Tooltip, s) for s in shorthands]
 
 
 def cores_chart(
@@ -52,10 +66,10 @@ def cores_chart(
         alt.Chart(frame, title=title)
         .mark_bar()
         .encode(
-            x=alt.X("core:O", title="core"),
-            y=alt.Y("count:Q", title=f"{unit}s"),
-            color=alt.Color("role:N", scale=alt.Scale(domain=["core", "tail core"]), title=None),
-            tooltip=["core:O", "start:Q", "count:Q", "tiles:Q", "last_tile:Q", "tail:Q"],
+            x=_enc(alt.X, "core:O", title="core"),
+            y=_enc(alt.Y, "count:Q", title=f"{unit}s"),
+            color=_enc(alt.Color, "role:N", scale=alt.Scale(domain=["core", "tail core"]), title=None),
+            tooltip=_tips("core:O", "start:Q", "count:Q", "tiles:Q", "last_tile:Q", "tail:Q"),
         )
     )
     if selected is None or not len(selected):
@@ -63,7 +77,12 @@ def cores_chart(
     tile = (
         alt.Chart(selected)
         .mark_bar(color=SELECT_COLOR, stroke="black", strokeWidth=1.5)
-        .encode(x="core:O", y="y0:Q", y2="y1:Q", tooltip=["core:O", "tile:Q", "y0:Q", "y1:Q"])
+        .encode(
+            x=_enc(alt.X, "core:O"),
+            y=_enc(alt.Y, "y0:Q"),
+            y2=alt.Y2(field="y1"),
+            tooltip=_tips("core:O", "tile:Q", "y0:Q", "y1:Q"),
+        )
     )
     return alt.LayerChart(layer=[bars, tile])
 
@@ -77,10 +96,12 @@ def ulp_histogram(frame: pd.DataFrame, title: str = "ULP error") -> alt.Chart:
         alt.Chart(long, title=title)
         .mark_bar()
         .encode(
-            x=alt.X("bucket:N", sort=alt.SortField("order"), title="ULP distance"),
-            y=alt.Y("n:Q", title="elements", scale=alt.Scale(type="symlog")),
-            color=alt.Color("judged:N", scale=alt.Scale(domain=["passed", "failed"], range=["#4e79a7", SELECT_COLOR])),
-            tooltip=["bucket:N", "judged:N", "n:Q"],
+            x=_enc(alt.X, "bucket:N", sort=alt.SortField("order"), title="ULP distance"),
+            y=_enc(alt.Y, "n:Q", title="elements", scale=alt.Scale(type="symlog")),
+            color=_enc(
+                alt.Color, "judged:N", scale=alt.Scale(domain=["passed", "failed"], range=["#4e79a7", SELECT_COLOR])
+            ),
+            tooltip=_tips("bucket:N", "judged:N", "n:Q"),
         )
     )
 
@@ -94,12 +115,12 @@ def error_heatmap(frame: pd.DataFrame, title: str = "max abs error (aggregated)"
         alt.Chart(frame, title=title)
         .mark_rect()
         .encode(
-            x=alt.X("col0:Q", title="column (last dim)", bin="binned"),
-            x2="col1:Q",
-            y=alt.Y("row0:Q", title="row (leading dims)", bin="binned", sort="descending"),
-            y2="row1:Q",
-            color=alt.Color("max_abs_err:Q", scale=alt.Scale(type="symlog", scheme="inferno", reverse=True)),
-            tooltip=["row0:Q", "row1:Q", "col0:Q", "col1:Q", "max_abs_err:Q", "max_ulp:Q", "failed:Q", "count:Q"],
+            x=_enc(alt.X, "col0:Q", title="column (last dim)", bin="binned"),
+            x2=alt.X2(field="col1"),
+            y=_enc(alt.Y, "row0:Q", title="row (leading dims)", bin="binned", sort="descending"),
+            y2=alt.Y2(field="row1"),
+            color=_enc(alt.Color, "max_abs_err:Q", scale=alt.Scale(type="symlog", scheme="inferno", reverse=True)),
+            tooltip=_tips("row0:Q", "row1:Q", "col0:Q", "col1:Q", "max_abs_err:Q", "max_ulp:Q", "failed:Q", "count:Q"),
         )
     )
 
@@ -113,11 +134,13 @@ def timings_chart(frame: pd.DataFrame, title: str = "wall times") -> alt.Chart:
         alt.Chart(frame[frame["available"]], title=title)
         .mark_bar()
         .encode(
-            y=alt.Y("step:N", sort=None, title=None),
-            x=alt.X("seconds:Q", title="seconds"),
-            color=alt.Color("kind:N", scale=alt.Scale(domain=["measured", "built-in", "predicted", "theoretical"])),
-            yOffset="kind:N",
-            tooltip=["step:N", "kind:N", "seconds:Q", "how:N"],
+            y=_enc(alt.Y, "step:N", sort=None, title=None),
+            x=_enc(alt.X, "seconds:Q", title="seconds"),
+            color=_enc(
+                alt.Color, "kind:N", scale=alt.Scale(domain=["measured", "built-in", "predicted", "theoretical"])
+            ),
+            yOffset=_enc(alt.YOffset, "kind:N"),
+            tooltip=_tips("step:N", "kind:N", "seconds:Q", "how:N"),
         )
     )
 
@@ -136,9 +159,15 @@ def ub_chart(frame: pd.DataFrame, title: str = "Unified Buffer") -> alt.Chart:
         alt.Chart(frame, title=title)
         .mark_bar()
         .encode(
-            x=alt.X("bytes:Q", stack="zero", title="bytes", scale=alt.Scale(domain=[0, int(frame["ub_size"].iloc[0])])),
-            color=alt.Color("part:N", scale=alt.Scale(domain=parts, range=colors), sort=parts, title=None),
-            order=alt.Order("order:Q"),
-            tooltip=["part:N", "bytes:Q", "kind:N", "note:N"],
+            x=_enc(
+                alt.X,
+                "bytes:Q",
+                stack="zero",
+                title="bytes",
+                scale=alt.Scale(domain=[0, int(frame["ub_size"].iloc[0])]),
+            ),
+            color=_enc(alt.Color, "part:N", scale=alt.Scale(domain=parts, range=colors), sort=parts, title=None),
+            order=_enc(alt.Order, "order:Q"),
+            tooltip=_tips("part:N", "bytes:Q", "kind:N", "note:N"),
         )
     )

@@ -36,6 +36,13 @@ BACKENDS = (("emu", "emu: the Ascend C kernel on the ascemu emulator (g++)"),)
 UNAVAILABLE = (("npu", "no CANN / pyACL (`acl`) on this machine: the NPU backend needs an Ascend NPU"),)
 
 
+# the mismatch table is a Select whose rows are fixed-width text: it needs a monospace font to line up
+APP_STYLE = """<style>
+.wb-mismatches select,.wb-mismatches option{font-family:var(--jp-code-font-family,monospace);font-size:12px}
+.wb-summary{max-width:100%}
+</style>"""
+
+
 def _starting_case(op: str) -> Case:
     """The op's first worked example (docs/ops/<op>.md §4): a case that shows the interesting part of the tiling."""
     return next((ex.case for ex in examples() if ex.case.op == op), None) or Case(op, OPS[op].dtype_matrix[0], (1024,))
@@ -130,7 +137,7 @@ class Workbench:
         )
         self.widget = w.VBox(
             [
-                w.HTML("<h3 style='margin:4px 0'>Ascend C kernel workbench</h3>"),
+                w.HTML(f"{APP_STYLE}<h3 style='margin:4px 0'>Ascend C kernel workbench</h3>"),
                 w.HBox([case_box, what_if, run_box], layout=w.Layout(flex_flow="row wrap")),
                 self.status,
                 self.tiling.widget,

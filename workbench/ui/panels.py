@@ -137,7 +137,7 @@ class PrecisionPanel:
         self.ulp = chart_widget("wb-ulp-chart")
         self.heatmap = chart_widget("wb-heatmap")
         self.header = w.HTML()
-        self.table = w.Select(rows=8, layout=w.Layout(width="100%", font_family="monospace")).add_class("wb-mismatches")
+        self.table = w.Select(rows=8, layout=w.Layout(width="100%")).add_class("wb-mismatches")
         self.frame: pd.DataFrame | None = None
         self.result: Result | None = None
         self._on_select = on_select

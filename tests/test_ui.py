@@ -1,0 +1,150 @@
+"""The widgets app headlessly: set control values as a user would, assert the plan, the panels and the chart specs."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("ipywidgets")
+
+import workbench as wb
+from workbench.render import frames
+from workbench.ui import Workbench
+from workbench.ui.panels import mismatch_rows
+
+SCE = "softmax_cross_entropy_with_logits"
+
+
+@pytest.fixture(scope="module")
+def app() -> Workbench:
+    return Workbench()
+
+
+def spec(widget: object) -> dict:
+    return widget.chart.to_dict()  # type: ignore[attr-defined]
+
+
+def rows(chart_spec: dict) -> list[dict]:
+    (data,) = [v for k, v in chart_spec["datasets"].items() if k == chart_spec["data"]["name"]]
+    return data
+
+
+def test_starts_on_the_first_ops_worked_example(app: Workbench) -> None:
+    assert app.case == wb.Case("cast", ("float32", "float16"), (1_000_000,))
+    assert app.plan == wb.plan(app.case) and not app.error
+    assert not app.run_button.disabled
+
+
+def test_dtype_boxes_offer_only_valid_pairs() -> None:
+    app = Workbench()
+    src, dst = app._dtype_boxes
+    src.value = "bool"
+    assert set(dst.options) == {d for s, d in wb.OPS["cast"].dtype_matrix if s == "bool"}
+    assert app.case is not None and app.case.dtypes == ("bool", dst.value)
+    src.value = "int64"
+    assert "float16" in dst.options and all(("int64", d) in wb.OPS["cast"].dtype_matrix for d in dst.options)
+
+
+def test_shape_is_validated_live_with_the_error_beside_it() -> None:
+    app = Workbench()
+    app.controls["shape"].value = "12,x"
+    assert app.case is None and app.plan is None and app.run_button.disabled
+    assert "shape: got '12,x'" in app.shape_error.value.replace("&#x27;", "'")
+    assert "no plan" in app.tiling.table.value
+    app.controls["shape"].value = "100003"
+    assert app.shape_error.value == "" and app.plan is not None and app.plan.fields["totalElements"] == 100_003
+
+
+def test_tiling_panel_highlights_the_fields_that_changed() -> None:
+    app = Workbench()
+    app.controls["shape"].value = "100003"
+    before = dict(app.plan.fields)  # type: ignore[union-attr]
+    app._dtype_boxes[0].value = "bfloat16"
+    after = dict(app.plan.fields)  # type: ignore[union-attr]
+    changed = {k for k in after if after[k] != before[k]}
+    table = app.tiling.table.value
+    assert changed and table.count("class='wb-changed'") == len(changed)
+    for name in changed:
+        assert f"<tr data-field='{name}' class='wb-changed'>" in table
+    assert "BF16_TO_OTHER" in table
+
+
+def test_charts_follow_the_plan() -> None:
+    app = Workbench()
+    app.controls["shape"].value = "100003"
+    cores = rows(spec(app.tiling.cores))
+    assert [r["count"] for r in cores] == [c.count for c in app.plan.cores]  # type: ignore[union-attr]
+    ub = rows(spec(app.tiling.ub))
+    assert sum(r["bytes"] for r in ub) == app.plan.ub_size  # type: ignore[union-attr]
+    app.controls["op"].value = SCE
+    assert app.case is not None and app.case.op == SCE
+    assert {r["part"] for r in rows(spec(app.tiling.ub))} >= {b.name for b in app.plan.ub_buffers}  # type: ignore[union-attr]
+
+
+def test_what_if_controls_replan_and_say_so() -> None:
+    app = Workbench(wb.Case(SCE, ("float32",), (64, 10000)))
+    assert app.what_if() == {}
+    app.controls["core_count"].value = 4
+    assert app.what_if() == {"core_count": 4} and app.plan is not None and app.plan.block_dim == 4
+    assert "what-if" in app.tiling.table.value
+    app.controls["ub_size"].value = 65536
+    assert app.plan.ub_size == 65536 and app.plan == wb.plan(app.case, ub_size=65536, core_count=4)  # type: ignore[union-attr]
+    app.reset_button.click()
+    assert app.what_if() == {} and app.plan == wb.plan(app.case)  # type: ignore[arg-type]
+
+
+def test_op_change_rebuilds_the_op_controls() -> None:
+    app = Workbench()
+    app.controls["op"].value = "embedding_dense_grad"
+    assert set(app._attr_widgets) == {"num_weights", "padding_idx", "scale_grad_by_freq"}
+    assert list(app.controls["platform"].options) == list(wb.OPS["embedding_dense_grad"].target_platforms())
+    app._attr_widgets["scale_grad_by_freq"].value = True
+    assert app.plan is not None and app.plan.tiling_key == 1
+    app._attr_widgets["num_weights"].value = "many"
+    assert app.plan is None and "num_weights" in app.status.value
+
+
+def test_a_failing_run_fills_summary_precision_and_timings() -> None:
+    app = Workbench(wb.Case(SCE, ("float16",), (64, 1000)))
+    app.controls["standard"].value = "exact"  # fp16 softmax is not bit-exact to the float64-derived golden
+    result = app.run()
+    assert result is not None and not result.passed and result.verdict == "PRECISION FAIL"
+    assert "PRECISION FAIL" in app.summary.widget.value and "exact" in app.summary.widget.value
+    assert app.precision.widget.layout.display == "" and set(app.precision.output.options) == set(result.reports)
+    out = app.precision.output.value
+    ulp = rows(spec(app.precision.ulp))
+    assert sum(r["n"] for r in ulp) == result.reports[out].numel
+    heat = rows(spec(app.precision.heatmap))
+    assert 0 < len(heat) <= frames.MAX_CELLS and sum(r["count"] for r in heat) == result.reports[out].numel
+    assert len(app.precision.table.options) == len(result.reports[out].worst)
+    assert "measured" in app.timings.table.value and app.timings.widget.layout.display == ""
+
+    app.precision.table.value = 0  # select the worst mismatch: its core and tile are outlined
+    frame = app.precision.frame
+    assert frame is not None
+    layer = spec(app.tiling.cores)["layer"]
+    (selected,) = [v for k, v in spec(app.tiling.cores)["datasets"].items() if k == layer[1]["data"]["name"]]
+    assert [r["core"] for r in selected] == [int(c) for c in str(frame.iloc[0]["cores"]).split(",")]
+
+
+def test_the_run_button_runs_in_a_thread_and_reports_progress() -> None:
+    app = Workbench(wb.Case("cast", ("float32", "float16"), (4099,)))
+    seen: list[str] = []
+    app.progress.observe(lambda ch: seen.append(ch["new"]), "value")
+    app.run_button.click()
+    assert app._thread is not None
+    app._thread.join(300)
+    assert app.result is not None and app.result.passed and not app.run_button.disabled
+    assert seen[0].startswith("⏳") and seen[-1].startswith("PASS")
+
+
+def test_a_bad_kernel_path_is_refused_beside_the_run_not_raised() -> None:
+    app = Workbench()
+    app.controls["kernel"].value = "/nonexistent/my_cast.cpp"
+    assert app.run() is None and "kernel" in app.status.value and app.result is None
+
+
+def test_mismatch_rows_line_up_with_the_header() -> None:
+    result = wb.run(wb.Case("cast", ("float32", "float16"), (300,)))
+    labels = mismatch_rows(frames.mismatch_frame(result, "y"))
+    assert len(labels) == len(result.reports["y"].worst) and [i for _, i in labels] == list(range(len(labels)))
+    assert len({len(label.rstrip()) > 0 for label, _ in labels}) == 1
