@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+import workbench as wb
 from workbench.cli import main
 
 CAST = ["run", "cast", "--dtype", "bfloat16:int8", "--shape", "100003", "--quiet"]
@@ -27,3 +28,17 @@ def test_an_unwritable_html_path_is_refused_before_the_run(tmp_path: Path, capsy
     assert main([*CAST, "--html", str(tmp_path / "missing" / "r.html")]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.startswith("workbench: --html: got ") and "existing folder" in err
+
+
+def test_save_chart_refuses_an_unknown_suffix_or_a_missing_folder(tmp_path: Path) -> None:
+    from workbench.errors import InvalidInput
+    from workbench.render import charts, frames
+    from workbench.render.report import save_chart
+
+    chart = charts.ub_chart(frames.ub_frame(wb.plan(wb.Case("cast", ("float32", "float16"), (1000,)))))
+    with pytest.raises(InvalidInput, match="path: .* ending in .svg or .png"):
+        save_chart(chart, tmp_path / "ub.jpg")
+    with pytest.raises(InvalidInput, match="existing folder"):
+        save_chart(chart, tmp_path / "nope" / "ub.svg")
+    assert save_chart(chart, tmp_path / "ub.svg").read_text().startswith("<svg")
+    assert list(tmp_path.iterdir()) == [tmp_path / "ub.svg"]  # no temporary file left behind

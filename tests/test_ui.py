@@ -148,3 +148,15 @@ def test_mismatch_rows_line_up_with_the_header() -> None:
     labels = mismatch_rows(frames.mismatch_frame(result, "y"))
     assert len(labels) == len(result.reports["y"].worst) and [i for _, i in labels] == list(range(len(labels)))
     assert len({len(label.rstrip()) > 0 for label, _ in labels}) == 1
+
+
+def test_save_charts_writes_png_and_svg_of_every_chart_on_show(tmp_path: object) -> None:
+    app = Workbench(wb.Case("cast", ("float32", "float16"), (1000,)))
+    before = app.save_charts(tmp_path)  # type: ignore[arg-type]
+    assert sorted(p.name.rsplit("-", 1)[1] for p in before) == ["cores.png", "cores.svg", "ub.png", "ub.svg"]
+    app.run()
+    paths = app.save_charts(tmp_path)  # type: ignore[arg-type]
+    assert {p.name.rsplit("-", 1)[1].split(".")[0] for p in paths} == {"cores", "ub", "ulp", "heatmap", "timings"}
+    for p in paths:
+        head = p.read_bytes()[:8]
+        assert head.startswith(b"\x89PNG") if p.suffix == ".png" else head.startswith(b"<svg")

@@ -8,8 +8,9 @@ from __future__ import annotations
 import html
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from ..errors import InvalidInput
 from . import charts, frames
 from .html import STYLE, plan_html, result_html
 from .text import plan_text
@@ -25,6 +26,25 @@ def svg(chart: alt.Chart | alt.LayerChart) -> str:
     import vl_convert
 
     return str(vl_convert.vegalite_to_svg(chart.to_dict()))
+
+
+def save_chart(chart: Any, path: str | Path, scale: float = 2.0) -> Path:
+    """Write `chart` (any altair top-level chart) as SVG or PNG, by the suffix (PNG at `scale` x, for slides),
+    rendered offline by vl-convert, atomically."""
+    import vl_convert
+
+    target = Path(path)
+    suffix = target.suffix.lower()
+    if suffix not in (".svg", ".png"):
+        raise InvalidInput("path", str(path), "a file name ending in .svg or .png")
+    if not target.parent.is_dir():
+        raise InvalidInput("path", str(path), "a file in an existing folder")
+    spec = chart.to_dict()
+    data = (
+        vl_convert.vegalite_to_svg(spec).encode() if suffix == ".svg" else vl_convert.vegalite_to_png(spec, scale=scale)
+    )
+    _atomic_write(target, data)
+    return target
 
 
 def tiling_charts(result: Result) -> list[alt.Chart | alt.LayerChart]:
@@ -52,12 +72,15 @@ def html_report(result: Result) -> str:
 def write_html(result: Result, path: str | Path) -> Path:
     """Write the report to `path` through a temporary file in the same folder and a rename."""
     target = Path(path)
-    page = html_report(result)
+    _atomic_write(target, html_report(result).encode("utf-8"))
+    return target
+
+
+def _atomic_write(target: Path, data: bytes) -> None:
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")  # same folder: the rename is atomic
     try:
-        tmp.write_text(page, encoding="utf-8")
+        tmp.write_bytes(data)
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return target

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import functools
 import html
+import re
 import threading
 import time
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as w
@@ -27,11 +29,13 @@ from ..pipeline import plan
 from ..platform import PLATFORMS
 from ..registry import OPS
 from ..render import frames
+from ..render.report import save_chart
 from ..runner import Result, run
 from ..tiling import TilingPlan
 from .panels import PrecisionPanel, SummaryPanel, TilingPanel, TimingsPanel
 
 DEFAULT = "(op default)"
+SAVE_DIR = "workbench-charts"
 BACKENDS = (("emu", "emu: the Ascend C kernel on the ascemu emulator (g++)"),)
 UNAVAILABLE = (("npu", "no CANN / pyACL (`acl`) on this machine: the NPU backend needs an Ascend NPU"),)
 
@@ -107,6 +111,8 @@ class Workbench:
         self.status = w.HTML().add_class("wb-status")
         self.run_button = w.Button(description="Run", button_style="primary", icon="play").add_class("wb-run")
         self.reset_button = w.Button(description="platform values", tooltip="reset the what-if controls")
+        self.save_button = w.Button(description="save charts", icon="download", tooltip=f"PNG + SVG into {SAVE_DIR}/")
+        self.save_button.add_class("wb-save")
         self.progress = w.HTML().add_class("wb-progress")
         self.tiling = TilingPanel()
         self.summary = SummaryPanel()
@@ -132,7 +138,7 @@ class Workbench:
                 c["distribution"],
                 c["standard"],
                 c["kernel"],
-                w.HBox([self.run_button, self.progress]),
+                w.HBox([self.run_button, self.save_button, self.progress]),
             ]
         )
         self.widget = w.VBox(
@@ -153,6 +159,7 @@ class Workbench:
         for name in ("shape", "format", "ub_size", "ub_reserve", "core_count"):
             c[name].observe(self._guard(self.refresh), "value")
         self.run_button.on_click(lambda _: self.start_run())
+        self.save_button.on_click(self._guard(lambda _=None: self.save_charts()))
         self.reset_button.on_click(self._guard(lambda _=None: self._reset_what_if()))
 
     # -- display -------------------------------------------------------------------------------------
@@ -350,6 +357,27 @@ class Workbench:
         self.precision.update(result)
         self.timings.update(result)
         return result
+
+    def save_charts(self, folder: str | Path = SAVE_DIR) -> list[Path]:
+        """Every chart on show as PNG (2x, for slides) and SVG, rendered offline by vl-convert, into `folder`
+        (created if missing); the status line lists the files."""
+        shown = {
+            "cores": self.tiling.cores,
+            "ub": self.tiling.ub,
+            **({"ulp": self.precision.ulp, "heatmap": self.precision.heatmap} if self.result else {}),
+            **({"timings": self.timings.chart} if self.result else {}),
+        }
+        label = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.case.label() if self.case else "no-case").strip("_")
+        out = Path(folder)
+        out.mkdir(parents=True, exist_ok=True)
+        paths = [
+            save_chart(chart, out / f"{label}-{name}.{ext}")
+            for name, widget in shown.items()
+            if (chart := widget.chart) is not None
+            for ext in ("png", "svg")
+        ]
+        self.status.value = f"saved {len(paths)} files into <code>{html.escape(str(out.resolve()))}</code>"
+        return paths
 
     def select_mismatch(self, output: str, row: int) -> None:
         """Outline the core(s) and tile of mismatch `row` of `output` on the per-core chart."""
