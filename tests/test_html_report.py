@@ -36,7 +36,7 @@ def test_save_chart_refuses_an_unknown_suffix_or_a_missing_folder(tmp_path: Path
     from workbench.render.report import save_chart
 
     chart = charts.ub_chart(frames.ub_frame(wb.plan(wb.Case("cast", ("float32", "float16"), (1000,)))))
-    with pytest.raises(InvalidInput, match="path: .* ending in .svg or .png"):
+    with pytest.raises(InvalidInput, match=r"path: .* ending in \.svg or \.png"):
         save_chart(chart, tmp_path / "ub.jpg")
     with pytest.raises(InvalidInput, match="existing folder"):
         save_chart(chart, tmp_path / "nope" / "ub.svg")
