@@ -119,7 +119,11 @@ def error_heatmap(frame: pd.DataFrame, title: str = "max abs error (aggregated)"
             x2=alt.X2(field="col1"),
             y=_enc(alt.Y, "row0:Q", title="row (leading dims)", bin="binned", sort="descending"),
             y2=alt.Y2(field="row1"),
-            color=_enc(alt.Color, "max_abs_err:Q", scale=alt.Scale(type="symlog", scheme="inferno", reverse=True)),
+            color=alt.condition(  # exact cells in a neutral grey: a scale over all-zero data has no range
+                "datum.max_abs_err > 0",
+                _enc(alt.Color, "max_abs_err:Q", scale=alt.Scale(type="symlog", scheme="inferno", reverse=True)),
+                alt.value(FREE_COLOR),
+            ),
             tooltip=_tips("row0:Q", "row1:Q", "col0:Q", "col1:Q", "max_abs_err:Q", "max_ulp:Q", "failed:Q", "count:Q"),
         )
     )

@@ -152,11 +152,12 @@ def platform_html(p: Platform) -> str:
     )
 
 
-def report_html(r: Report) -> str:
+def report_html(r: Report, worst_open: bool = True) -> str:
     body = [_rows(report_summary(r))]
     if r.worst:
         body.append(
-            f"<details open><summary>worst {len(r.worst)}</summary>{_table(WORST_COLUMNS, worst_rows(r))}</details>"
+            f"<details{' open' if worst_open else ''}><summary>worst {len(r.worst)}</summary>"
+            f"{_table(WORST_COLUMNS, worst_rows(r))}</details>"
         )
     return _card(report_header(r), body, r.passed)
 

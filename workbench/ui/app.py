@@ -42,7 +42,9 @@ UNAVAILABLE = (("npu", "no CANN / pyACL (`acl`) on this machine: the NPU backend
 
 # the mismatch table is a Select whose rows are fixed-width text: it needs a monospace font to line up
 APP_STYLE = """<style>
-.wb-mismatches select,.wb-mismatches option{font-family:var(--jp-code-font-family,monospace);font-size:12px}
+.wb-mismatches select,.wb-mismatches option,.wb-mismatch-header{font-family:var(--jp-code-font-family,monospace);
+  font-size:12px}
+.wb-mismatch-header{margin:4px 0 0 4px}
 .wb-summary{max-width:100%}
 </style>"""
 
@@ -109,9 +111,9 @@ class Workbench:
             "<small>" + "; ".join(f"{n}: unavailable ({html.escape(why)})" for n, why in UNAVAILABLE) + "</small>"
         )
         self.status = w.HTML().add_class("wb-status")
-        self.run_button = w.Button(description="Run", button_style="primary", icon="play").add_class("wb-run")
+        self.run_button = w.Button(description="▶ Run", button_style="primary").add_class("wb-run")
         self.reset_button = w.Button(description="platform values", tooltip="reset the what-if controls")
-        self.save_button = w.Button(description="save charts", icon="download", tooltip=f"PNG + SVG into {SAVE_DIR}/")
+        self.save_button = w.Button(description="save charts", tooltip=f"PNG + SVG into {SAVE_DIR}/")
         self.save_button.add_class("wb-save")
         self.progress = w.HTML().add_class("wb-progress")
         self.tiling = TilingPanel()
@@ -220,6 +222,7 @@ class Workbench:
         c["platform"].options = list(spec.target_platforms())
         c["platform"].value = case.platform
         c["distribution"].options = list(spec.distributions)
+        c["distribution"].value = spec.distributions[0]  # ipywidgets keeps None after new options
         self._reset_what_if(refresh=False)
 
     def _set_dtypes(self, dtypes: tuple[str, ...]) -> None:

@@ -43,13 +43,12 @@ class TilingPanel:
     and the UB budget; the selected mismatch's core and tile outlined on the per-core chart."""
 
     def __init__(self) -> None:
-        self.table = w.HTML().add_class("wb-tiling")
+        self.table = w.HTML(layout=w.Layout(flex="1 1 480px", min_width="360px")).add_class("wb-tiling")
         self.cores = chart_widget("wb-cores-chart")
         self.ub = chart_widget("wb-ub-chart")
         self.plan: TilingPlan | None = None
-        self.widget = w.HBox(
-            [self.table, w.VBox([self.cores, self.ub])], layout=w.Layout(align_items="flex-start", flex_flow="row wrap")
-        )
+        charts_box = w.VBox([self.cores, self.ub], layout=w.Layout(flex="0 0 auto"))
+        self.widget = w.HBox([self.table, charts_box], layout=w.Layout(align_items="flex-start", flex_flow="row wrap"))
 
     def update(self, plan: TilingPlan, what_if: bool = False, selected: pd.DataFrame | None = None) -> None:
         previous, self.plan = self.plan, plan
@@ -83,7 +82,7 @@ class SummaryPanel:
         self.widget = w.HTML().add_class("wb-summary")
 
     def update(self, result: Result) -> None:
-        reports = "".join(report_html(r).removeprefix(STYLE) for r in result.reports.values())
+        reports = "".join(report_html(r, worst_open=False).removeprefix(STYLE) for r in result.reports.values())
         diags = "".join(map(diagnostic_html, result.diagnostics))
         kernel = f"<p>kernel: <code>{html.escape(result.kernel)}</code> (edited copy)</p>" if result.kernel else ""
         verdict = "wb-pass" if result.passed else "wb-fail"
@@ -158,7 +157,8 @@ class PrecisionPanel:
         self.widget.layout.display = "" if names else "none"
         self.result = None  # the options change below must not draw the previous result
         self.output.options = names
-        self.output.value = names[0] if names else None
+        failing = [n for n in names if not result.reports[n].passed]
+        self.output.value = (failing or names)[0] if names else None  # open on the first failing output
         self.result = result
         self._show()
 
@@ -175,7 +175,7 @@ class PrecisionPanel:
         self.header.value = (
             f"<b>worst {len(self.frame)} of {report.numel}</b> ({report.failed} failed; failing first, then the "
             f"largest errors) — select one to outline its core and tile on the per-core chart"
-            f"<pre style='margin:4px 0 0 0'>{html.escape(MISMATCH_HEADER)}</pre>"
+            f"<pre class='wb-mismatch-header'>{html.escape(MISMATCH_HEADER)}</pre>"
         )
         self.table.options = mismatch_rows(self.frame)
         self.table.value = None
