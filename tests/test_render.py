@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -46,3 +48,14 @@ def test_cards_follow_the_jupyterlab_theme_and_escape_text() -> None:
     a = np.ones(4, np.float32)
     page = wb.compare(a, a + 1, "float32", name="<script>")._repr_html_()
     assert "<script>" not in page and "&lt;script&gt;" in page and "class='wb-fail'" in page
+
+
+def test_source_excerpt_marks_the_line_and_tolerates_what_it_cannot_read(tmp_path: Path) -> None:
+    from workbench.render.text import source_excerpt
+
+    src = tmp_path / "k.cpp"
+    src.write_text("a\nb\nc\nd\ne\n")
+    assert source_excerpt(str(src), 1, context=1).splitlines() == [">     1 | a", "      2 | b"]
+    assert source_excerpt(str(src), 5, context=1).splitlines()[-1] == ">     5 | e"
+    assert source_excerpt(str(tmp_path / "missing.cpp"), 3) == "" and source_excerpt("", 3) == ""
+    assert source_excerpt(str(src), 0) == ""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import pytest
 
 pytest.importorskip("ipywidgets")
@@ -160,3 +162,20 @@ def test_save_charts_writes_png_and_svg_of_every_chart_on_show(tmp_path: object)
     for p in paths:
         head = p.read_bytes()[:8]
         assert head.startswith(b"\x89PNG") if p.suffix == ".png" else head.startswith(b"<svg")
+
+
+def test_a_faulting_edited_kernel_shows_each_diagnostic_with_its_source_lines(tmp_path: object) -> None:
+    case = wb.Case("cast", ("float32", "float16"), (200_000,))
+    copy = wb.copy_kernel(case, tmp_path)  # type: ignore[arg-type]
+    shipped = "pipe_.InitBuffer(inQue_, BUFFER_NUM, F_ * sizeof(SrcT));"
+    assert shipped in copy.read_text()
+    copy.write_text(copy.read_text().replace(shipped, shipped.replace("sizeof(SrcT)", "sizeof(SrcT) / 4")))
+    app = Workbench(case)
+    app.controls["kernel"].value = str(copy)
+    result = app.run()
+    assert result is not None and result.verdict == "KERNEL FAULT" and result.kernel == str(copy)
+    summary = app.summary.widget.value
+    assert "KERNEL FAULT" in summary and "UB_TENSOR_OVERRUN" in summary and "(edited copy)" in summary
+    line = next(d.line for d in result.diagnostics if d.kind == "UB_TENSOR_OVERRUN")
+    source = copy.read_text().splitlines()[line - 1]
+    assert f"&gt; {line:5d} | {html.escape(source)}" in summary  # the faulting line, marked, among its neighbours
