@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
 import workbench as wb
 from workbench.render import charts, frames
 
@@ -43,3 +46,86 @@ def test_ub_chart_spec() -> None:
     scale = enc["color"]["scale"]
     assert scale["domain"] == list(f["part"]) and scale["range"][-2:] == [charts.RESERVE_COLOR, charts.FREE_COLOR]
     assert len(set(scale["range"][:-2])) == len(CAST.ub_buffers)  # every buffer its own colour
+
+
+# -- the precision and timings frames: computed in numpy here, drawn by the charts ----------------------------
+
+FAILING = wb.run(wb.Case("softmax_cross_entropy_with_logits", ("float16",), (64, 1000)), standard="exact")
+
+
+def test_ulp_frame_counts_every_element_once_and_splits_failed() -> None:
+    report = FAILING.reports["backprop"]
+    f = frames.ulp_frame(FAILING, "backprop")
+    assert f["n"].sum() == report.numel and f[f["judged"] == "failed"]["n"].sum() == report.failed > 0
+    assert list(f["bucket"][::2]) == ["0", "1", "2"] and set(f["judged"]) == {"passed", "failed"}
+    by_bucket = f.groupby("bucket")["n"].sum()
+    assert by_bucket["0"] == report.ulp0 and by_bucket["1"] == report.ulp1
+    assert (f.groupby("bucket")["label"].apply(lambda s: (s != "").sum()) == 1).all()  # one label per bucket
+
+
+def test_ulp_buckets_grow_in_powers_of_two_and_keep_nan_apart() -> None:
+    ulp = np.array([0, 1, 2, 3, 4, 5, 8, 9, 1000, -1])
+    rows = frames._ulp_buckets(ulp, np.zeros(ulp.size, bool))
+    assert [r["bucket"] for r in rows] == ["0", "1", "2", "3-4", "5-8", "9-16", "513-1024", "NaN"]
+    assert [r["count"] for r in rows] == [1, 1, 1, 2, 2, 1, 1, 1]
+
+
+def test_heatmap_frame_never_exceeds_the_cell_budget_and_keeps_every_element() -> None:
+    big = wb.run(wb.Case("cast", ("float32", "float16"), (3, 1_000_003)), distribution="uniform")
+    f = frames.heatmap_frame(big, "y")
+    assert len(f) <= frames.MAX_CELLS and f["count"].sum() == 3_000_009
+    assert sorted(set(f["row0"])) == [0, 1, 2] and len(f) == 3 * (frames.MAX_CELLS // 3)  # spare room to the long axis
+    assert (f["col1"] > f["col0"]).all() and f["col1"].max() == 1_000_003
+    one_d = frames.heatmap_frame(FAILING, "loss")  # 64 elements wrapped into 8 x 8
+    assert len(one_d) == 64 and one_d["count"].sum() == 64
+    g = frames.heatmap_frame(FAILING, "backprop")
+    assert g["failed"].sum() == FAILING.reports["backprop"].failed
+    assert g["max_abs_err"].max() == pytest.approx(FAILING.reports["backprop"].max_abs_err)
+
+
+def test_mismatch_frame_has_provenance_for_each_worst_element() -> None:
+    f = frames.mismatch_frame(FAILING, "backprop")
+    worst = FAILING.reports["backprop"].worst
+    assert list(f["flat"]) == [e.flat for e in worst]
+    for row, e in zip(f.itertuples(), worst, strict=True):
+        loc = FAILING.plan.locate(e.flat, "backprop", FAILING.inputs)
+        assert (row.core, row.tile, row.offset, row.tail) == (loc.core, loc.tile, loc.offset, loc.tail)
+        assert row.index == ",".join(map(str, e.index)) and "features=" in row.inputs
+
+
+def test_selected_tile_frame_spans_the_tile_inside_its_core() -> None:
+    f = frames.selected_tile_frame(CAST, [7], 0)
+    r = CAST.cores[7]
+    assert list(f["core"]) == [7] and f.loc[0, "y0"] == 0 and 0 < f.loc[0, "y1"] <= r.count
+    whole = frames.selected_tile_frame(CAST, [2, 99], None)  # no tile: the whole core; an unknown core is dropped
+    assert list(whole["core"]) == [2] and whole.loc[0, "y1"] == CAST.cores[2].count
+
+
+def test_timings_frame_lays_out_every_kind_and_says_how() -> None:
+    f = frames.timings_frame(FAILING)
+    assert set(f["kind"]) == {"measured", "built-in", "predicted", "theoretical"}
+    measured = f[f["kind"] == "measured"].set_index("step")
+    assert measured.loc["golden", "available"] and measured.loc["golden", "seconds"] == FAILING.timings["golden_s"]
+    assert not f[f["kind"] != "measured"]["available"].any() and (f["how"] != "").all()
+
+
+def test_precision_chart_specs() -> None:
+    ulp = charts.ulp_histogram(frames.ulp_frame(FAILING, "backprop")).to_dict()
+    bars, labels = ulp["layer"]
+    assert bars["mark"]["type"] == "bar" and bars["encoding"]["y"]["scale"]["type"] == "symlog"
+    assert labels["mark"]["type"] == "text" and labels["encoding"]["text"]["field"] == "label"
+    heat = charts.error_heatmap(frames.heatmap_frame(FAILING, "backprop")).to_dict()
+    assert heat["mark"]["type"] == "rect" and heat["encoding"]["color"]["condition"]["field"] == "max_abs_err"
+    (cells,) = heat["datasets"].values()
+    assert len(cells) <= frames.MAX_CELLS
+    t = charts.timings_chart(frames.timings_frame(FAILING)).to_dict()
+    (shown,) = t["datasets"].values()
+    assert {r["kind"] for r in shown} == {"measured"} and t["encoding"]["yOffset"]["field"] == "kind"
+
+
+def test_cores_chart_layers_the_selection() -> None:
+    sel = frames.selected_tile_frame(CAST, [7], 0)
+    spec = charts.cores_chart(frames.cores_frame(CAST), selected=sel).to_dict()
+    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["bar", "bar"]
+    assert spec["layer"][1]["encoding"]["y2"]["field"] == "y1"
+    assert "layer" not in charts.cores_chart(frames.cores_frame(CAST), selected=sel.iloc[:0]).to_dict()

@@ -87,23 +87,31 @@ def cores_chart(
     return alt.LayerChart(layer=[bars, tile])
 
 
-def ulp_histogram(frame: pd.DataFrame, title: str = "ULP error") -> alt.Chart:
-    """Element counts per ULP-distance bucket (frames.ulp_frame), failed elements stacked in red."""
+def ulp_histogram(frame: pd.DataFrame, title: str = "ULP error") -> alt.LayerChart:
+    """Element counts per ULP-distance bucket (frames.ulp_frame), failed elements stacked in red, each bucket's
+    count written above it (the y axis is symlog: 7 failures next to 64,000 exact elements still show)."""
     import altair as alt
 
-    long = frame.melt(id_vars=["bucket", "order"], value_vars=["passed", "failed"], var_name="judged", value_name="n")
-    return (
-        alt.Chart(long, title=title)
+    x = _enc(alt.X, "bucket:N", sort=alt.SortField("order"), title="ULP distance", axis=alt.Axis(labelAngle=0))
+    bars = (
+        alt.Chart(frame, title=title)
         .mark_bar()
         .encode(
-            x=_enc(alt.X, "bucket:N", sort=alt.SortField("order"), title="ULP distance"),
+            x=x,
             y=_enc(alt.Y, "n:Q", title="elements", scale=alt.Scale(type="symlog")),
             color=_enc(
                 alt.Color, "judged:N", scale=alt.Scale(domain=["passed", "failed"], range=["#4e79a7", SELECT_COLOR])
             ),
-            tooltip=_tips("bucket:N", "judged:N", "n:Q"),
+            order=alt.Order(field="judged", sort="descending"),
+            tooltip=_tips("bucket:N", "judged:N", "n:Q", "total:Q"),
         )
     )
+    labels = (
+        alt.Chart(frame)
+        .mark_text(dy=-6, fontSize=10)
+        .encode(x=x, y=_enc(alt.Y, "total:Q"), text=alt.Text(field="label"))
+    )
+    return alt.LayerChart(layer=[bars, labels])
 
 
 def error_heatmap(frame: pd.DataFrame, title: str = "max abs error (aggregated)") -> alt.Chart:

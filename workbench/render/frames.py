@@ -111,15 +111,19 @@ def _ulp_buckets(ulp: np.ndarray, failed: np.ndarray) -> list[dict[str, Any]]:
 
 
 def ulp_frame(result: Result, output: str) -> pd.DataFrame:
-    """The ULP-error histogram of one output: a row per bucket with its element count and how many failed."""
+    """The ULP-error histogram of one output, long form: a row per (bucket, passed|failed) with its element count
+    `n`; `total` is the bucket's count and `label` names it once per bucket (on its top row) for the chart's text."""
     import pandas as pd
 
     err = _errors(result, output)
-    frame = pd.DataFrame(
-        _ulp_buckets(err["ulp"], err["failed"]), columns=["bucket", "order", "lo", "hi", "count", "failed"]
-    )
-    frame["passed"] = frame["count"] - frame["failed"]
-    return frame
+    rows = []
+    for b in _ulp_buckets(err["ulp"], err["failed"]):
+        failed = b.pop("failed")
+        total = b.pop("count")
+        label = f"{total:,}" + (f" ({failed:,} failed)" if failed else "")
+        rows.append({**b, "judged": "passed", "n": total - failed, "total": total, "label": "" if failed else label})
+        rows.append({**b, "judged": "failed", "n": failed, "total": total, "label": label if failed else ""})
+    return pd.DataFrame(rows, columns=["bucket", "order", "lo", "hi", "judged", "n", "total", "label"])
 
 
 MAX_CELLS = 4096  # the heatmap never sends more rows than this to the browser, whatever the output's size

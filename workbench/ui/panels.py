@@ -175,7 +175,8 @@ class PrecisionPanel:
         self.header.value = (
             f"<b>worst {len(self.frame)} of {report.numel}</b> ({report.failed} failed; failing first, then the "
             f"largest errors) — select one to outline its core and tile on the per-core chart"
-            f"<pre class='wb-mismatch-header'>{html.escape(MISMATCH_HEADER)}</pre>"
+            f"<pre class='wb-mismatch-header' style='font-family:var(--jp-code-font-family,monospace);font-size:12px'>"
+            f"{html.escape(MISMATCH_HEADER)}</pre>"
         )
         self.table.options = mismatch_rows(self.frame)
         self.table.value = None
