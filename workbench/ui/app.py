@@ -42,9 +42,8 @@ UNAVAILABLE = (("npu", "no CANN / pyACL (`acl`) on this machine: the NPU backend
 
 # the mismatch table is a Select whose rows are fixed-width text: it needs a monospace font to line up
 APP_STYLE = """<style>
-.wb-mismatches select,.wb-mismatches option,.wb-mismatch-header{font-family:var(--jp-code-font-family,monospace);
-  font-size:12px}
-.wb-mismatch-header{margin:4px 0 0 4px}
+.wb-mismatches select,.wb-mismatches option{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace !important;
+  font-size:12px !important}
 .wb-summary{max-width:100%}
 </style>"""
 

@@ -123,6 +123,8 @@ def mismatch_rows(frame: pd.DataFrame) -> list[tuple[str, int]]:
     return rows
 
 
+# the Select's font (app.py's APP_STYLE): a bare `monospace` would get the browser's smaller monospace size
+MONO = "font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:12px;white-space:pre;margin:4px 0 0 4px"
 _WIDTHS = (14, 28, 12, 12, 9, 6, 6, 5, 7, 4)
 MISMATCH_HEADER = "  ".join(c.ljust(n) for c, n in zip(MISMATCH_COLUMNS, _WIDTHS, strict=True))
 
@@ -175,8 +177,7 @@ class PrecisionPanel:
         self.header.value = (
             f"<b>worst {len(self.frame)} of {report.numel}</b> ({report.failed} failed; failing first, then the "
             f"largest errors) — select one to outline its core and tile on the per-core chart"
-            f"<pre class='wb-mismatch-header' style='font-family:var(--jp-code-font-family,monospace);font-size:12px'>"
-            f"{html.escape(MISMATCH_HEADER)}</pre>"
+            f'<div style="{MONO}">{html.escape(MISMATCH_HEADER)}</div>'
         )
         self.table.options = mismatch_rows(self.frame)
         self.table.value = None
