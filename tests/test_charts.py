@@ -15,7 +15,7 @@ SCE = wb.plan(wb.Case("softmax_cross_entropy_with_logits", ("float32",), (64, 10
 def test_cores_frame_has_a_row_per_core_and_marks_the_tail_cores() -> None:
     f = frames.cores_frame(CAST)
     assert list(f["core"]) == list(range(CAST.block_dim)) and f["count"].sum() == 100_003
-    assert list(f["role"]) == ["core"] * 5 + ["tail core"] * 3  # 12512 elements on cores 0-4, 12480 (+3) after
+    assert list(f["role"]) == ["core"] * 5 + ["short core"] * 2 + ["tail core"]  # 12512 on cores 0-4, 12480 after, +3 on 7
     assert f.loc[7, "tail"] == 3 and set(f["unit"]) == {"element"}
 
 

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import workbench as wb
 from workbench import pipeline
 from workbench.case import Case
 from workbench.errors import InvalidInput, UnknownName
@@ -224,3 +225,18 @@ def test_properties(params, data):
         unit = k if f["isAlignedD"] else e // 8
         start, count = even_split(units, f["usedCoreNum"])[loc.core]
         assert start <= unit < start + count
+
+
+def test_locate_under_scale_grad_by_freq_names_phase_2_only_for_rows_it_rescales() -> None:
+    case = wb.Case(
+        "embedding_dense_grad", ("float32", "int32"), (16, 64), attrs={"num_weights": 10, "scale_grad_by_freq": True}
+    )
+    plan = wb.plan(case)
+    idx = np.array([0, 1, 2, 2, 3, 3, 3, 5, 5, 6, 6, 6, 6, 7, 8, 9], np.int32)  # 8 cores x 2 rows
+    inputs = {**wb.make_inputs(case), "sort_indices": idx}
+    once = plan.locate(1 * 64, "out", inputs)  # count 1: only its Phase-1 flush writes it (core 0, rows 0-1)
+    assert once.core == 0 and once.cores == (0,) and "Phase 2 leaves it" in once.detail
+    never = plan.locate(4 * 64, "out", inputs)  # count 0: nobody writes it
+    assert never.core is None and never.cores == () and "never written" in never.detail
+    scaled = plan.locate(6 * 64, "out", inputs)  # count 4 over cores 4, 5, 6: Phase 2 rescales it
+    assert scaled.cores == (4, 5, 6) and "Phase-2 owner" in scaled.detail and scaled.core is not None

@@ -57,7 +57,7 @@ def _tips(*shorthands: str) -> list[Any]:
 def cores_chart(
     frame: pd.DataFrame, title: str = "work per core", selected: pd.DataFrame | None = None
 ) -> alt.Chart | alt.LayerChart:
-    """A bar per core: its count of work units, tail cores in a second colour, tiles in the tooltip. `selected`
+    """A bar per core: its count of work units, coloured by role (frames.cores_frame), tiles in the tooltip. `selected`
     (frames.selected_tile_frame) outlines the selected cores and fills the selected tile's extent."""
     import altair as alt
 
@@ -68,7 +68,7 @@ def cores_chart(
         .encode(
             x=_enc(alt.X, "core:O", title="core"),
             y=_enc(alt.Y, "count:Q", title=f"{unit}s"),
-            color=_enc(alt.Color, "role:N", scale=alt.Scale(domain=["core", "tail core"]), title=None),
+            color=_enc(alt.Color, "role:N", scale=alt.Scale(domain=["core", "short core", "tail core"]), title=None),
             tooltip=_tips("core:O", "start:Q", "count:Q", "tiles:Q", "last_tile:Q", "tail:Q"),
         )
     )

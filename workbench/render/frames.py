@@ -21,16 +21,21 @@ if TYPE_CHECKING:
 
 
 def cores_frame(plan: TilingPlan) -> pd.DataFrame:
-    """One row per core: its range of work in the plan's unit, tiles, and whether it is a tail core (less work
-    than core 0) or runs Cast's back-stepped tail window."""
+    """One row per core: its range of work in the plan's unit, tiles, and its role: "tail core" for the core that
+    runs the tail (Cast's back-stepped window, or the last core of a split with less work than core 0),
+    "short core" for the others with less work than core 0, "core" for the rest."""
     import pandas as pd
 
     first = plan.cores[0].count if plan.cores else 0
+    last = len(plan.cores) - 1
+
+    def role(c: Any) -> str:
+        if c.tail or (c.core == last and c.count < first):
+            return "tail core"
+        return "short core" if c.count < first else "core"
+
     return pd.DataFrame(
-        [
-            {**c._asdict(), "unit": plan.unit, "role": "tail core" if c.count < first or c.tail else "core"}
-            for c in plan.cores
-        ],
+        [{**c._asdict(), "unit": plan.unit, "role": role(c)} for c in plan.cores],
         columns=["core", "start", "count", "tiles", "last_tile", "tail", "unit", "role"],
     )
 

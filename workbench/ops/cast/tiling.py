@@ -36,6 +36,22 @@ _WINDOWS = {
     ("float32", "bool"): "F32->BOOL: subnormal inputs are a probe (possible FTZ; docs/ops/cast.md §5.4)",
     ("float16", "bool"): "F16->BOOL: subnormal inputs and NaN are a probe (docs/ops/cast.md D10, BOOLB fallback)",
 }
+_SHORT = {
+    "float16": "F16",
+    "float32": "F32",
+    "bfloat16": "BF16",
+    "int8": "I8",
+    "uint8": "U8",
+    "int16": "I16",
+    "int64": "I64",
+}
+_WINDOWS |= {  # §5.4: every float -> I8/U8/I16/I64 chain goes through int32
+    (src, dst): f"{_SHORT[src]}->{_SHORT[dst]} exact (contract) for |f| < 2^31: the chain goes through int32 "
+    "(docs/ops/cast.md §5.4)"
+    for src in ("float16", "float32", "bfloat16")
+    for dst in ("int8", "uint8", "int16", "int64")
+    if (src, dst) in PAIRS and (src, dst) not in _WINDOWS
+}
 
 
 def ub_former(src: str, dst: str, ub_size: int, reserve: int = UB_RESERVE) -> int:

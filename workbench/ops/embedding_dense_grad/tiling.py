@@ -239,12 +239,13 @@ def plan(case: Case, soc: Platform | None = None, reserve: int = UB_RESERVE) -> 
 
     starts = np.array([c.start for c in cores], np.int64)
 
-    def holders(k: int, inputs: Mapping[str, Any] | None) -> tuple[int, ...]:
-        """The cores whose row ranges hold index k: each flushes its partial sum of row k atomically."""
+    def holders(k: int, inputs: Mapping[str, Any] | None) -> tuple[tuple[int, ...], int]:
+        """The cores whose row ranges hold index k (each flushes its partial sum of row k atomically), and how
+        many rows hold it (its count)."""
         if inputs is None or "sort_indices" not in inputs:
-            return ()
+            return (), -1
         rows = np.flatnonzero(np.asarray(inputs["sort_indices"]).reshape(-1) == k)
-        return tuple(int(c) for c in np.unique(np.searchsorted(starts, rows, side="right") - 1))
+        return tuple(int(c) for c in np.unique(np.searchsorted(starts, rows, side="right") - 1)), int(rows.size)
 
     def locate(index: int, output: str | None, inputs: Mapping[str, Any] | None) -> Location:
         _check_index(index, output, nw * d)
@@ -257,15 +258,18 @@ def plan(case: Case, soc: Platform | None = None, reserve: int = UB_RESERVE) -> 
             where += f", flush window cs {cs} off {off} len {ln}"
         if k == pad:
             return Location(None, tile, offset, tail, f"{where}; padding row: never written, stays 0")
-        found = holders(k, inputs)
+        found, count = holders(k, inputs)
         if inputs is None:
             flushes = f"data-dependent: one atomic flush from each core whose rows hold index {k}"
         elif not found:
             flushes = f"no row has index {k}: never written, stays 0"
         else:
             flushes = f"one atomic flush from each of the {len(found)} core(s) whose rows hold index {k}"
-        if key == 0:
-            return Location(found[0] if len(found) == 1 else None, tile, offset, tail, f"{where}; {flushes}", found)
+        if key == 0 or 0 <= count < 2:  # key 1: Phase 2 rescales only rows with count >= 2, leaves the rest
+            phase2 = f"; count {count} < 2: Phase 2 leaves it" if key == 1 else ""
+            return Location(
+                found[0] if len(found) == 1 else None, tile, offset, tail, f"{where}; {flushes}{phase2}", found
+            )
         unit = k if aligned else index // LANES
         core = _owner(unit, f["p2FormerCoreNum"], f["p2FormerNum"], f["p2TailNum"])
         return Location(
