@@ -1,4 +1,5 @@
-"""Map the repository's top-level kernels/ and data/ into the wheel as workbench/_bundle/ (resources.py)."""
+"""Map the repository's top-level kernels/, data/ and notebooks/ into the wheel as workbench/_bundle/
+(resources.py)."""
 
 import shutil
 from pathlib import Path
@@ -6,8 +7,8 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
-BUNDLED = ("kernels", "data")
-SKIP = shutil.ignore_patterns("__pycache__", "*.o", "*.so", "*.bin", ".*")
+BUNDLED = ("kernels", "data", "notebooks")
+SKIP = shutil.ignore_patterns("__pycache__", "*.o", "*.so", "*.bin", ".*")  # .* also drops .ipynb_checkpoints
 
 
 class BuildPyWithBundle(build_py):

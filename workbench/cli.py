@@ -1,4 +1,4 @@
-"""`workbench` command line: ops, platforms, tiling, run, demo.
+"""`workbench` command line: ops, platforms, tiling, run, demo, app, lab.
 
 Exit codes: 0 ok (run: passed), 1 precision failure, 2 invalid input, 3 kernel fault.
 """
@@ -66,6 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--backend", default="emu", help="emu (default), or none: tiling and goldens only")
     for p in (run, demo):
         p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    app = sub.add_parser("app", help="serve the workbench app (widgets, no code) as a page on 127.0.0.1")
+    lab = sub.add_parser("lab", help="copy the notebooks into a folder and open JupyterLab there")
+    lab.add_argument("--dir", default="workbench-notebooks", help="the folder (default: ./workbench-notebooks)")
+    for p in (app, lab):
+        p.add_argument("--port", type=int, default=None, help="port on 127.0.0.1 (default: a free one)")
+        p.add_argument("--no-browser", action="store_true", help="print the URL only; do not open a browser")
     return parser
 
 
@@ -195,11 +201,31 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo(backend=None if args.backend == "none" else args.backend)
 
 
+def _app(args: argparse.Namespace) -> int:
+    from .serve import app
+
+    return app(port=args.port, open_browser=not args.no_browser)
+
+
+def _lab(args: argparse.Namespace) -> int:
+    from .serve import lab
+
+    return lab(port=args.port, directory=args.dir, open_browser=not args.no_browser)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if getattr(args, "quiet", False):
         progress.set_enabled(False)
-    handler = {"ops": _ops, "platforms": _platforms, "tiling": _tiling, "run": _run, "demo": _demo}[args.command]
+    handler = {
+        "ops": _ops,
+        "platforms": _platforms,
+        "tiling": _tiling,
+        "run": _run,
+        "demo": _demo,
+        "app": _app,
+        "lab": _lab,
+    }[args.command]
     try:
         return handler(args)
     except WorkbenchError as exc:
@@ -207,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INVALID
     except BrokenPipeError:  # `workbench ... | head`
         return EXIT_OK
-    except KeyboardInterrupt:  # the launch layer has already stopped its child processes
+    except KeyboardInterrupt:  # the launch layer (and serve.py) has already stopped its child processes
         print("workbench: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
 

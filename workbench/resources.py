@@ -1,8 +1,8 @@
 """The one locator of what ships beside the Python code: `kernels/` (the ops' Ascend C sources and the
-ascemu emulator) and `data/` (platform files).
+ascemu emulator), `data/` (platform files) and `notebooks/` (the tutorials `workbench lab` opens).
 
 In a checkout (and an editable install) they are the repository's top-level folders. In a wheel they are
-package data under `workbench/_bundle/`: setup.py copies the two folders there at build time, so the
+package data under `workbench/_bundle/`: setup.py copies the folders there at build time, so the
 repository keeps one layout and the installed package carries everything a run needs.
 """
 
@@ -44,3 +44,7 @@ def emu_dir() -> Path:
 
 def platforms_dir() -> Path:
     return path("data/platforms")
+
+
+def notebooks_dir() -> Path:
+    return path("notebooks")
