@@ -15,7 +15,8 @@ SCE = wb.plan(wb.Case("softmax_cross_entropy_with_logits", ("float32",), (64, 10
 def test_cores_frame_has_a_row_per_core_and_marks_the_tail_cores() -> None:
     f = frames.cores_frame(CAST)
     assert list(f["core"]) == list(range(CAST.block_dim)) and f["count"].sum() == 100_003
-    assert list(f["role"]) == ["core"] * 5 + ["short core"] * 2 + ["tail core"]  # 12512 on cores 0-4, 12480 after, +3 on 7
+    roles = ["core"] * 5 + ["short core"] * 2 + ["tail core"]  # 12512 on cores 0-4, 12480 after, +3 on 7
+    assert list(f["role"]) == roles
     assert f.loc[7, "tail"] == 3 and set(f["unit"]) == {"element"}
 
 
@@ -78,6 +79,9 @@ def test_heatmap_frame_never_exceeds_the_cell_budget_and_keeps_every_element() -
     assert (f["col1"] > f["col0"]).all() and f["col1"].max() == 1_000_003
     one_d = frames.heatmap_frame(FAILING, "loss")  # 64 elements wrapped into 8 x 8
     assert len(one_d) == 64 and one_d["count"].sum() == 64
+    assert (one_d["x_title"].iloc[0], f["x_title"].iloc[0]) == ("flat index mod 8", "last dim")
+    spec = charts.error_heatmap(one_d).to_dict()
+    assert spec["encoding"]["x"]["title"] == "flat index mod 8" and spec["encoding"]["y"]["title"] == "flat index // 8"
     g = frames.heatmap_frame(FAILING, "backprop")
     assert g["failed"].sum() == FAILING.reports["backprop"].failed
     assert g["max_abs_err"].max() == pytest.approx(FAILING.reports["backprop"].max_abs_err)

@@ -51,9 +51,19 @@ def test_shape_is_validated_live_with_the_error_beside_it() -> None:
     app.controls["shape"].value = "12,x"
     assert app.case is None and app.plan is None and app.run_button.disabled
     assert "shape: got '12,x'" in app.shape_error.value.replace("&#x27;", "'")
-    assert "no plan" in app.tiling.table.value
+    assert "no plan" in app.tiling.table.value and app.status.value == ""  # the error is shown once, beside the shape
     app.controls["shape"].value = "100003"
     assert app.shape_error.value == "" and app.plan is not None and app.plan.fields["totalElements"] == 100_003
+
+
+def test_typing_through_an_invalid_shape_keeps_the_last_good_plan_as_the_baseline() -> None:
+    app = Workbench()
+    app.controls["shape"].value = "4096"
+    for text in ("4096,", "4096,5", "4096,51", "4096,512"):  # "4096," has no plan
+        app.controls["shape"].value = text
+    assert app.plan is not None and app.plan.fields["totalElements"] == 4096 * 512
+    assert "<tr data-field='totalElements' class='wb-changed'>" in app.tiling.table.value
+    assert "<span class='wb-was'>208896</span>" in app.tiling.table.value  # 4096 x 51, the last good plan
 
 
 def test_tiling_panel_highlights_the_fields_that_changed() -> None:

@@ -98,7 +98,7 @@ def ulp_histogram(frame: pd.DataFrame, title: str = "ULP error") -> alt.LayerCha
         .mark_bar()
         .encode(
             x=x,
-            y=_enc(alt.Y, "n:Q", title="elements", scale=alt.Scale(type="symlog")),
+            y=_enc(alt.Y, "n:Q", title="elements", scale=alt.Scale(type="symlog"), axis=alt.Axis(tickCount=4)),
             color=_enc(
                 alt.Color, "judged:N", scale=alt.Scale(domain=["passed", "failed"], range=["#4e79a7", SELECT_COLOR])
             ),
@@ -119,13 +119,16 @@ def error_heatmap(frame: pd.DataFrame, title: str = "max abs error (aggregated)"
     error, failed elements in the tooltip."""
     import altair as alt
 
+    def axis(column: str, default: str) -> str:
+        return str(frame[column].iloc[0]) if len(frame) else default
+
     return (
         alt.Chart(frame, title=title)
         .mark_rect()
         .encode(
-            x=_enc(alt.X, "col0:Q", title="column (last dim)", bin="binned"),
+            x=_enc(alt.X, "col0:Q", title=axis("x_title", "column"), bin="binned"),
             x2=alt.X2(field="col1"),
-            y=_enc(alt.Y, "row0:Q", title="row (leading dims)", bin="binned", sort="descending"),
+            y=_enc(alt.Y, "row0:Q", title=axis("y_title", "row"), bin="binned", sort="descending"),
             y2=alt.Y2(field="row1"),
             color=alt.condition(  # exact cells in a neutral grey: a scale over all-zero data has no range
                 "datum.max_abs_err > 0",

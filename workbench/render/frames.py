@@ -150,7 +150,8 @@ def heatmap_frame(result: Result, output: str, max_cells: int = MAX_CELLS) -> pd
     side = max(1, math.isqrt(max_cells))
     rb, cb = min(rows, side), min(cols, side)
     if rows == 0:
-        return pd.DataFrame(columns=["row0", "row1", "col0", "col1", "max_abs_err", "max_ulp", "failed", "count"])
+        columns = ["row0", "row1", "col0", "col1", "max_abs_err", "max_ulp", "failed", "count", "x_title", "y_title"]
+        return pd.DataFrame(columns=columns)
     # leftover room goes to the longer axis: a 4 x 100000 output gets 4 x 1024 cells, not 4 x 64
     if rb < side:
         cb = min(cols, max_cells // rb)
@@ -184,6 +185,9 @@ def heatmap_frame(result: Result, output: str, max_cells: int = MAX_CELLS) -> pd
             "max_ulp": reduce(ulp, np.maximum).ravel(),
             "failed": reduce(failed, np.add).ravel(),
             "count": reduce(valid, np.add).ravel(),
+            # what the axes are, for the chart's titles: a wrapped 1-D output has no rows or columns of its own
+            "x_title": "last dim" if len(shape) >= 2 else f"flat index mod {cols}",
+            "y_title": "leading dims, flattened" if len(shape) >= 2 else f"flat index // {cols}",
         }
     )
 

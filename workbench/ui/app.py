@@ -105,7 +105,7 @@ class Workbench:
         self.controls = c
         self._dtype_boxes: list[w.Dropdown] = []
         self._attr_widgets: dict[str, w.Widget] = {}
-        self.shape_error = w.HTML().add_class("wb-shape-error")
+        self.shape_error = w.HTML(layout=w.Layout(max_width="380px")).add_class("wb-shape-error")
         self.backend_note = w.HTML(
             "<small>" + "; ".join(f"{n}: unavailable ({html.escape(why)})" for n, why in UNAVAILABLE) + "</small>"
         )
@@ -129,9 +129,7 @@ class Workbench:
                 self.reset_button,
             ]
         )
-        case_box = w.VBox(
-            [c["op"], c["dtype"], w.HBox([c["shape"], self.shape_error]), c["format"], c["attrs"], c["platform"]]
-        )
+        case_box = w.VBox([c["op"], c["dtype"], c["shape"], self.shape_error, c["format"], c["attrs"], c["platform"]])
         run_box = w.VBox(
             [
                 w.HBox([c["backend"], self.backend_note]),
@@ -298,10 +296,10 @@ class Workbench:
         except WorkbenchError as err:
             self.case = self.plan = None
             self.error = str(err)
-            if err.field in ("shape",) or err.field.startswith("shape"):
-                self.shape_error.value = _error_html("", str(err))
-            self.status.value = _error_html("", str(err))
-            self.tiling.show_error(str(err))
+            beside_shape = err.field.startswith("shape")  # shown once: beside the field it names, else above the panel
+            self.shape_error.value = _error_html("", str(err)) if beside_shape else ""
+            self.status.value = "" if beside_shape else _error_html("", str(err))
+            self.tiling.show_error("" if beside_shape else "see the error above")
             self.run_button.disabled = True
         else:
             self.case, self.plan, self.error = case, tiling, ""
