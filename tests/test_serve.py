@@ -13,19 +13,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from test_cli import run  # the CLI in-process, exit code and output captured
 
 from workbench import resources, serve
-from workbench.cli import main
 from workbench.errors import WorkbenchError
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:  # argparse's own usage errors
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_the_app_page_ships_inside_the_package() -> None:
