@@ -299,7 +299,7 @@ class Workbench:
             beside_shape = err.field.startswith("shape")  # shown once: beside the field it names, else above the panel
             self.shape_error.value = _error_html("", str(err)) if beside_shape else ""
             self.status.value = "" if beside_shape else _error_html("", str(err))
-            self.tiling.show_error("" if beside_shape else "see the error above")
+            self.tiling.show_error("fix the shape above" if beside_shape else "see the error above")
             self.run_button.disabled = True
         else:
             self.case, self.plan, self.error = case, tiling, ""
