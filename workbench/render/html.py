@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from .text import WORST_COLUMNS, report_header, report_summary, source_excerpt, timings_text, worst_rows
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ..case import Case
     from ..compare import Report
     from ..platform import Platform
@@ -178,3 +180,27 @@ def result_html(res: Result) -> str:
         *(report_html(r).removeprefix(STYLE) for r in res.reports.values()),
     ]
     return _card(f"{res.verdict}: {res.case.label()}", body, res.passed)
+
+
+def timings_html(frame: pd.DataFrame) -> str:
+    """The timings table (frames.timings_frame): a row per step, a column per kind, each cell titled with how it
+    was obtained; the kinds not available yet say so."""
+    kinds = list(dict.fromkeys(frame["kind"]))
+    head = "".join(f"<th>{e(k)}</th>" for k in kinds)
+    body = []
+    for step, rows in frame.groupby("step", sort=False):
+        cells = []
+        for kind in kinds:
+            row = rows[rows["kind"] == kind].iloc[0]
+            text = f"{row['seconds'] * 1e3:.1f} ms" if row["available"] else "—"
+            cells.append(f"<td title='{e(str(row['how']))}'>{text}</td>")
+        body.append(f"<tr><th>{e(str(step))}</th>{''.join(cells)}</tr>")
+    how = "".join(
+        f"<li><b>{e(k)}</b>: {e(str(frame[frame['kind'] == k]['how'].iloc[0]))}"
+        f"{'' if frame[frame['kind'] == k]['available'].any() else ' (not available in this release)'}</li>"
+        for k in kinds
+    )
+    return (
+        f"{STYLE}<div class='wb-card'><h4>timings</h4><table><tr><th>step</th>{head}</tr>{''.join(body)}</table>"
+        f"<ul class='wb-muted'>{how}</ul></div>"
+    )

@@ -1,5 +1,6 @@
 """A self-contained HTML report of one run (`workbench run ... --html FILE`): the result and tiling cards, the
-tiling charts as inline SVG (vl-convert, no script or network needed to view it) and the plain-text tables.
+tiling, precision and timings charts as inline SVG (vl-convert, no script or network needed to view it) and the
+tables.
 Written atomically: a reader never sees half a file.
 """
 
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput
 from . import charts, frames
-from .html import STYLE, plan_html, result_html
+from .html import STYLE, plan_html, result_html, timings_html
 from .text import plan_text
 
 if TYPE_CHECKING:
@@ -57,13 +58,33 @@ def tiling_charts(result: Result) -> list[alt.Chart | alt.LayerChart]:
     ]
 
 
+def precision_charts(result: Result) -> list[alt.LayerChart | alt.Chart]:
+    """Per output, the ULP histogram and the aggregated error heatmap (the app's precision panel)."""
+    out: list[alt.LayerChart | alt.Chart] = []
+    for name in result.reports:
+        out.append(
+            charts.ulp_histogram(frames.ulp_frame(result, name), title=f"{name}: ULP error").properties(
+                width=420, height=180
+            )
+        )
+        heat = charts.error_heatmap(frames.heatmap_frame(result, name), title=f"{name}: max abs error (aggregated)")
+        out.append(heat.properties(width=420, height=220))
+    return out
+
+
 def html_report(result: Result) -> str:
+    """The same records, charts and tables the app shows: result (reports, diagnostics with their source lines),
+    tiling card, tiling charts, precision charts per output, timings, and the plain-text tiling table."""
     title = html.escape(f"{result.verdict}: {result.case.label()}")
-    figures = "".join(f"<figure>{svg(c)}</figure>" for c in tiling_charts(result))
+    tiling = "".join(f"<figure>{svg(c)}</figure>" for c in tiling_charts(result))
+    precision = "".join(f"<figure>{svg(c)}</figure>" for c in precision_charts(result))
+    timings = frames.timings_frame(result)
     return (
         "<!doctype html>\n<html><head><meta charset='utf-8'>"
         f"<title>{title}</title>{STYLE}</head>\n<body>\n"
-        f"{result_html(result)}\n{plan_html(result.plan)}\n<div class='wb-card'>{figures}</div>\n"
+        f"{result_html(result)}\n{plan_html(result.plan)}\n<div class='wb-card'>{tiling}</div>\n"
+        + (f"<div class='wb-card'>{precision}</div>\n" if precision else "")
+        + f"{timings_html(timings)}\n<div class='wb-card'>{svg(charts.timings_chart(timings))}</div>\n"
         f"<div class='wb-card'><pre>{html.escape(plan_text(result.plan, result.case.label()))}</pre></div>\n"
         "</body></html>\n"
     )

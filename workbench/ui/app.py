@@ -19,7 +19,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from .. import progress
+from .. import backends, progress
 from ..case import Case
 from ..compare import STANDARDS
 from ..demo import examples
@@ -36,7 +36,6 @@ from .panels import PrecisionPanel, SummaryPanel, TilingPanel, TimingsPanel
 
 DEFAULT = "(op default)"
 SAVE_DIR = "workbench-charts"
-BACKENDS = (("emu", "emu: the Ascend C kernel on the ascemu emulator (g++)"),)
 UNAVAILABLE = (("npu", "no CANN / pyACL (`acl`) on this machine: the NPU backend needs an Ascend NPU"),)
 
 
@@ -44,7 +43,6 @@ UNAVAILABLE = (("npu", "no CANN / pyACL (`acl`) on this machine: the NPU backend
 APP_STYLE = """<style>
 .wb-mismatches select,.wb-mismatches option{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace !important;
   font-size:12px !important}
-.wb-summary{max-width:100%}
 </style>"""
 
 
@@ -91,7 +89,7 @@ class Workbench:
             "format": _field("format", w.Dropdown(), "wb-format"),
             "attrs": w.VBox().add_class("wb-attrs"),
             "platform": _field("platform", w.Dropdown(), "wb-platform"),
-            "backend": _field("backend", w.Dropdown(options=[b for b, _ in BACKENDS]), "wb-backend"),
+            "backend": _field("backend", w.Dropdown(options=list(backends.names())), "wb-backend"),
             "seed": _field("seed", w.BoundedIntText(min=0, max=2**63 - 1), "wb-seed"),
             "distribution": _field("inputs", w.Dropdown(), "wb-distribution"),
             "standard": _field("standard", w.Dropdown(options=[DEFAULT, *STANDARDS]), "wb-standard"),

@@ -13,7 +13,7 @@ import altair as alt
 import ipywidgets as w
 
 from ..render import charts, frames
-from ..render.html import STYLE, diagnostic_html, report_html, tiling_panel_html
+from ..render.html import STYLE, diagnostic_html, report_html, tiling_panel_html, timings_html
 from ..render.text import fmt
 
 if TYPE_CHECKING:
@@ -202,25 +202,3 @@ class TimingsPanel:
         self.widget.layout.display = ""
         self.table.value = timings_html(frame)
         self.chart.chart = charts.timings_chart(frame).properties(width=320)
-
-
-def timings_html(frame: pd.DataFrame) -> str:
-    kinds = list(dict.fromkeys(frame["kind"]))
-    head = "".join(f"<th>{html.escape(k)}</th>" for k in kinds)
-    body = []
-    for step, rows in frame.groupby("step", sort=False):
-        cells = []
-        for kind in kinds:
-            row = rows[rows["kind"] == kind].iloc[0]
-            text = f"{row['seconds'] * 1e3:.1f} ms" if row["available"] else "—"
-            cells.append(f"<td title='{html.escape(str(row['how']))}'>{text}</td>")
-        body.append(f"<tr><th>{html.escape(str(step))}</th>{''.join(cells)}</tr>")
-    how = "".join(
-        f"<li><b>{html.escape(k)}</b>: {html.escape(str(frame[frame['kind'] == k]['how'].iloc[0]))}"
-        f"{'' if frame[frame['kind'] == k]['available'].any() else ' (not available in this release)'}</li>"
-        for k in kinds
-    )
-    return (
-        f"{STYLE}<div class='wb-card'><h4>timings</h4><table><tr><th>step</th>{head}</tr>{''.join(body)}</table>"
-        f"<ul class='wb-muted'>{how}</ul></div>"
-    )
