@@ -24,6 +24,7 @@ import workbench as wb
 from workbench import resources
 from workbench.backends import emu as emu_backend
 from workbench.emu import load, worker
+from workbench.launch import prepare
 
 CASES = [
     ("cast f32->f16 16M", wb.Case("cast", ("float32", "float16"), (1 << 24,)), None),
@@ -43,13 +44,13 @@ def bench_runs(repeat: int) -> bool:
         inputs = wb.make_inputs(case, seed=0, distribution=dist)
         plan = wb.plan(case)
         worker.stop_all()
-        first = emu_backend.execute(case, plan, inputs).timings["run_s"]
+        first = emu_backend.execute(prepare(case, plan, inputs)).timings["run_s"]
         golden_t, run_t, launch_t, kernel_t = [], [], [], []
         for _ in range(repeat):
             t0 = time.perf_counter()
             wb.golden(case, inputs)
             golden_t.append(time.perf_counter() - t0)
-            ex = emu_backend.execute(case, plan, inputs)
+            ex = emu_backend.execute(prepare(case, plan, inputs))
             run_t.append(ex.timings["run_s"])
             launch_t.append(ex.timings["launch_s"])
             kernel_t.append(ex.timings["kernel_s"])

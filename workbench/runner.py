@@ -15,6 +15,7 @@ from . import backends, memory, resources
 from .case import Case
 from .compare import Report, check_standard
 from .errors import InvalidInput
+from .launch import prepare
 from .pipeline import check_distribution, check_inputs, check_seed, golden, make_inputs, plan, verify
 from .registry import get_op
 from .tiling import TilingPlan
@@ -114,7 +115,7 @@ def run(
     t0 = time.perf_counter()
     expected = golden(case, data)
     golden_s = time.perf_counter() - t0
-    ex = be.execute(case, tiling, data, source)
+    ex = be.execute(prepare(case, tiling, data, source))
     # exit >= 2 (strict fatal, deadlock, crash, harness): outputs are not a result to compare
     reports = verify(case, data, ex.outputs, expected, standard, worst, tiling) if ex.exit_code < 2 else {}
     timings = {**ex.timings, "golden_s": golden_s}

@@ -1,18 +1,19 @@
-"""Backends run an op's kernel for a Case. Each is a module exposing `execute(case, plan, inputs)`;
-it is imported on first use, so `import workbench` never loads a backend (or acl)."""
+"""Backends run a prepared launch (workbench/launch.py). Each is a module exposing `execute(launch)`; it is
+imported on first use, so `import workbench` never loads a backend (or acl)."""
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from ..errors import UnknownName
-from ..tiling import TilingPlan
+
+if TYPE_CHECKING:
+    from ..launch import PreparedLaunch
 
 _MODULES = {"emu": "workbench.backends.emu"}
 
@@ -34,9 +35,14 @@ def faulted(exit_code: int, diagnostics: Sequence[Any]) -> bool:
 
 
 class Backend(Protocol):
-    def execute(
-        self, case: Any, plan: TilingPlan, inputs: Mapping[str, np.ndarray], kernel: Path | None = None
-    ) -> Execution: ...
+    def execute(self, launch: PreparedLaunch) -> Execution: ...
+
+
+def no_launch(launch: PreparedLaunch) -> Execution:
+    """block_dim 0: nothing runs; the outputs are what the launcher leaves in them (zeros), on every backend."""
+    for arr in launch.outputs.values():
+        arr.fill(0)
+    return Execution(launch.outputs, (), {}, {"build_s": 0.0, "launch_s": 0.0, "run_s": 0.0, "kernel_s": 0.0})
 
 
 def get(name: str) -> Backend:

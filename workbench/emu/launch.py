@@ -20,60 +20,17 @@ import subprocess
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..launch import POISON, Diagnostic
 from . import worker
 from .scratch import acquire, gm_file_size, read_all, release, write_all
 
 DIAG_PREFIX = "ASCEMU_DIAG "
-POISON = -1
-
-
-@dataclass(frozen=True)
-class Diagnostic:
-    """One structured emulator record (docs/diagnostics.md#reading-a-diagnostic)."""
-
-    kind: str
-    severity: str
-    core: int
-    api: str
-    file: str
-    line: int
-    message: str
-    function: str = ""
-    count: int = 1
-    details: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Diagnostic:
-        return cls(
-            kind=str(d.get("kind", "?")),
-            severity=str(d.get("severity", "error")),
-            core=int(d.get("core", -1)),
-            api=str(d.get("api", "")),
-            file=str(d.get("file", "")),
-            line=int(d.get("line", 0) or 0),
-            message=str(d.get("message", "")),
-            function=str(d.get("function", "")),
-            count=int(d.get("count", 1) or 1),
-            details=dict(d.get("details") or {}),
-        )
-
-    @property
-    def is_fault(self) -> bool:
-        return self.severity in ("error", "fatal")
-
-    def __str__(self) -> str:
-        where = f"{Path(self.file).name}:{self.line}" if self.file else "launch"
-        core = f"core {self.core}" if self.core >= 0 else "launch"
-        times = f" (x{self.count})" if self.count > 1 else ""
-        return (
-            f"{where}: {self.severity} {self.kind} [{core}{', ' + self.api if self.api else ''}]: {self.message}{times}"
-        )
 
 
 @dataclass(frozen=True)

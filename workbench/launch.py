@@ -1,0 +1,146 @@
+"""The prepared launch: what one run of an op's kernel needs, decided once from the op's description, so every
+backend (emu today; the NPU runtime, its emulated twin and replay next) only executes it.
+
+`prepare(case, plan, inputs)` fixes the kernel source and entry, the arguments in the kernel's parameter order
+with their roles (inputs read-only, outputs allocated here with the byte each starts as), the workspace size and
+fill, the TilingData bytes, the tiling key and block_dim. `Diagnostic` is the one record type every backend
+reports a kernel's problems in (docs/diagnostics.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import resources
+from .dtypes import np_dtype
+from .errors import InvalidInput, WorkbenchError
+from .registry import get_op
+
+if TYPE_CHECKING:
+    from .case import Case
+    from .tiling import TilingPlan
+
+POISON = -1  # an output or workspace fill: leave the device's poison, so reads of never-written bytes are reported
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One structured record of a kernel's problem (docs/diagnostics.md#reading-a-diagnostic)."""
+
+    kind: str
+    severity: str
+    core: int
+    api: str
+    file: str
+    line: int
+    message: str
+    function: str = ""
+    count: int = 1
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Diagnostic:
+        return cls(
+            kind=str(d.get("kind", "?")),
+            severity=str(d.get("severity", "error")),
+            core=int(d.get("core", -1)),
+            api=str(d.get("api", "")),
+            file=str(d.get("file", "")),
+            line=int(d.get("line", 0) or 0),
+            message=str(d.get("message", "")),
+            function=str(d.get("function", "")),
+            count=int(d.get("count", 1) or 1),
+            details=dict(d.get("details") or {}),
+        )
+
+    @property
+    def is_fault(self) -> bool:
+        return self.severity in ("error", "fatal")
+
+    def __str__(self) -> str:
+        where = f"{Path(self.file).name}:{self.line}" if self.file else "launch"
+        core = f"core {self.core}" if self.core >= 0 else "launch"
+        times = f" (x{self.count})" if self.count > 1 else ""
+        return (
+            f"{where}: {self.severity} {self.kind} [{core}{', ' + self.api if self.api else ''}]: {self.message}{times}"
+        )
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One GM tensor argument. Inputs are read-only views of the run's data; outputs are allocated by `prepare`
+    and filled by the backend, their device memory starting as `fill` (a byte value, or POISON)."""
+
+    name: str
+    role: str  # "input" | "output"
+    array: np.ndarray = field(repr=False)
+    fill: int | None = None
+
+
+@dataclass(frozen=True)
+class PreparedLaunch:
+    """Everything a backend needs to run the kernel once; nothing in it depends on which backend runs it."""
+
+    op: str
+    platform: str
+    source: Path  # the kernel source: the shipped one, or an edited copy (`edited`)
+    include_dirs: tuple[Path, ...]  # an edited copy still finds the shipped <op>_tiling.h
+    entry: str
+    defines: Mapping[str, object]
+    args: tuple[Argument, ...]  # in the kernel's parameter order
+    workspace_bytes: int
+    workspace_fill: int
+    tiling: bytes  # the TilingData struct, as the kernel reads it
+    tiling_key: int
+    block_dim: int  # 0: no launch; the outputs are what the launcher leaves (zeros)
+    edited: bool = False
+
+    @property
+    def outputs(self) -> dict[str, np.ndarray]:
+        return {a.name: a.array for a in self.args if a.role == "output"}
+
+
+def prepare(
+    case: Case, plan: TilingPlan, inputs: Mapping[str, np.ndarray], kernel: Path | None = None
+) -> PreparedLaunch:
+    """The launch of `case`'s kernel (or of `kernel`, an edited copy with the same entry, defines and TilingData)
+    with `plan`'s tiling on `inputs`."""
+    spec = get_op(case.op)
+    if spec.kernel is None:
+        raise InvalidInput("op", case.op, "an op with a shipped kernel")
+    info = spec.kernel(case)
+    tensors = spec.describe(case)
+    args = []
+    for name in info.args:
+        if name in inputs:
+            view = np.ascontiguousarray(inputs[name]).view()
+            view.flags.writeable = False
+            args.append(Argument(name, "input", view))
+        else:
+            desc = tensors[name]
+            assert desc is not None, f"{case.op}: kernel argument {name} has no tensor description"
+            args.append(Argument(name, "output", np.empty(desc.shape, np_dtype(desc.dtype)), info.output_fill))
+    missing = [t.name for t in spec.outputs if t.name not in info.args]
+    if missing:
+        raise WorkbenchError("kernel args", info.args, f"every output of {case.op} as an argument (missing {missing})")
+    shipped = resources.path(info.source)
+    return PreparedLaunch(
+        op=case.op,
+        platform=case.platform,
+        source=shipped if kernel is None else kernel,
+        include_dirs=() if kernel is None else (shipped.parent,),
+        entry=info.entry,
+        defines=info.defines,
+        args=tuple(args),
+        workspace_bytes=plan.workspace_bytes,
+        workspace_fill=info.workspace_fill,
+        tiling=plan.tiling_bytes(),
+        tiling_key=plan.tiling_key,
+        block_dim=plan.block_dim,
+        edited=kernel is not None,
+    )
