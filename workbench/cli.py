@@ -1,4 +1,4 @@
-"""`workbench` command line: ops, platforms, tiling, run, demo, app, lab.
+"""`workbench` command line: ops, platforms, tiling, run, record, demo, app, lab.
 
 Exit codes: 0 ok (run: passed), 1 precision failure, 2 invalid input, 3 kernel fault.
 """
@@ -52,19 +52,22 @@ def build_parser() -> argparse.ArgumentParser:
     plats.add_argument("--json", action="store_true")
     _add_case_flags(sub.add_parser("tiling", help="show the host tiling decision and UB budget"))
     run = sub.add_parser("run", help="run the kernel on a backend and compare with the golden")
-    _add_case_flags(run)
-    run.add_argument("--backend", default="emu", help="emu (default)")
-    run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--distribution", default=None, help="input distribution (see `workbench ops OP`)")
-    run.add_argument("--standard", default=None, help="exact, double_thousandth, single_benchmark, mixed_tolerance")
-    run.add_argument("--html", default=None, metavar="FILE", help="also write a self-contained HTML report")
-    run.add_argument("--kernel", default=None, metavar="FILE", help="an edited copy of the op's kernel source to run")
-    run.add_argument(
-        "--max-memory", default=None, help="host memory the run may use, e.g. 4G (default: half of what is available)"
-    )
+    record = sub.add_parser("record", help="run, then store the run (NAME.npz + NAME.json) for the replay backend")
+    record.add_argument("--out", required=True, metavar="PATH", help="where: PATH.npz and PATH.json")
+    for p in (run, record):
+        _add_case_flags(p)
+        p.add_argument("--backend", default="emu", help="emu (default) or replay (a stored record of the same run)")
+        p.add_argument("--seed", type=int, default=0)
+        p.add_argument("--distribution", default=None, help="input distribution (see `workbench ops OP`)")
+        p.add_argument("--standard", default=None, help="exact, double_thousandth, single_benchmark, mixed_tolerance")
+        p.add_argument("--html", default=None, metavar="FILE", help="also write a self-contained HTML report")
+        p.add_argument("--kernel", default=None, metavar="FILE", help="an edited copy of the op's kernel to run")
+        p.add_argument(
+            "--max-memory", default=None, help="host memory the run may use, e.g. 4G (default: half of the available)"
+        )
     demo = sub.add_parser("demo", help="the main job: every op's worked examples: tiling, kernel run, goldens")
     demo.add_argument("--backend", default="emu", help="emu (default), or none: tiling and goldens only")
-    for p in (run, demo):
+    for p in (run, record, demo):
         p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     app = sub.add_parser("app", help="serve the workbench app (widgets, no code) as a page on 127.0.0.1")
     lab = sub.add_parser("lab", help="copy the notebooks into a folder and open JupyterLab there")
@@ -174,8 +177,10 @@ def _run(args: argparse.Namespace) -> int:
     from .runner import run
 
     case = case_from_args(args)
-    if args.html is not None and not Path(args.html).parent.is_dir():  # refuse before the run, not after it
-        raise WorkbenchError("--html", args.html, "a file path in an existing folder")
+    for flag in ("html", "out"):  # refuse before the run, not after it
+        value = getattr(args, flag, None)
+        if value is not None and not Path(value).parent.is_dir():
+            raise WorkbenchError(f"--{flag}", value, "a file path in an existing folder")
     result = run(
         case, args.backend, args.seed, args.distribution, args.standard, max_memory=args.max_memory, kernel=args.kernel
     )
@@ -183,6 +188,10 @@ def _run(args: argparse.Namespace) -> int:
         from .render.report import write_html
 
         write_html(result, args.html)
+    if getattr(args, "out", None) is not None:
+        from .store import record
+
+        print(f"workbench: recorded {record(result, args.out)}", file=sys.stderr)
     if args.json:
         print(json.dumps({**tiling_json(case), **result.to_json()}))
     else:
@@ -222,6 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "platforms": _platforms,
         "tiling": _tiling,
         "run": _run,
+        "record": _run,
         "demo": _demo,
         "app": _app,
         "lab": _lab,

@@ -15,7 +15,7 @@ from ..errors import UnknownName
 if TYPE_CHECKING:
     from ..launch import PreparedLaunch
 
-_MODULES = {"emu": "workbench.backends.emu"}
+_MODULES = {"emu": "workbench.backends.emu", "replay": "workbench.backends.replay"}
 
 
 @dataclass(frozen=True)

@@ -248,9 +248,14 @@ def timings_frame(result: Result) -> pd.DataFrame:
     """Long form: a row per (step, kind) with seconds (NaN when not available yet) and how it was obtained."""
     import pandas as pd
 
+    replay = result.trace.get("replay")
+    measured = (
+        f"measured on the {replay['source']} at {replay['created']}, replayed from {replay['path']}" if replay else ""
+    )
     rows = []
     for step, key in TIMING_STEPS:
         for kind, how in TIMING_KINDS:
+            how = measured if kind == "measured" and measured and key != "golden_s" else how
             seconds = result.timings.get(key) if kind == "measured" else None
             rows.append(
                 {

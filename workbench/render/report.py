@@ -7,10 +7,10 @@ Written atomically: a reader never sees half a file.
 from __future__ import annotations
 
 import html
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._files import atomic_write
 from ..errors import InvalidInput
 from . import charts, frames
 from .html import STYLE, plan_html, result_html, timings_html
@@ -44,7 +44,7 @@ def save_chart(chart: Any, path: str | Path, scale: float = 2.0) -> Path:
     data = (
         vl_convert.vegalite_to_svg(spec).encode() if suffix == ".svg" else vl_convert.vegalite_to_png(spec, scale=scale)
     )
-    _atomic_write(target, data)
+    atomic_write(target, data)
     return target
 
 
@@ -93,15 +93,5 @@ def html_report(result: Result) -> str:
 def write_html(result: Result, path: str | Path) -> Path:
     """Write the report to `path` through a temporary file in the same folder and a rename."""
     target = Path(path)
-    _atomic_write(target, html_report(result).encode("utf-8"))
+    atomic_write(target, html_report(result).encode("utf-8"))
     return target
-
-
-def _atomic_write(target: Path, data: bytes) -> None:
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")  # same folder: the rename is atomic
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise

@@ -1,0 +1,109 @@
+"""Records and the replay backend: a bit-exact round trip, clear errors for damaged records, and the shipped
+records (made on the emulator) replayed through the same pipeline as a live run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import workbench as wb
+from workbench import resources, store
+from workbench.cli import main
+from workbench.errors import InvalidInput, WorkbenchError
+from workbench.launch import prepare
+from workbench.render import frames
+
+CASE = wb.Case("cast", ("bfloat16", "float16"), (333,))  # a bf16 input: stored as raw bytes, not a pickled dtype
+
+
+@pytest.fixture(scope="module")
+def live() -> wb.Result:
+    return wb.run(CASE, distribution="edges")
+
+
+@pytest.fixture
+def recorded(live: wb.Result, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(store.RECORDS_ENV, str(tmp_path))
+    return store.record(live, tmp_path / "cast_case")
+
+
+def test_round_trip_is_bit_exact(live: wb.Result, recorded: Path) -> None:
+    rec = store.load(recorded)
+    assert rec.source == "emulator" and rec.meta["schema"] == store.SCHEMA and rec.meta["case"] == CASE.to_json()
+    assert rec.key == store.launch_key(prepare(CASE, live.plan, live.inputs))
+    for mine, theirs in ((rec.inputs, live.inputs), (rec.outputs, live.outputs)):
+        assert set(mine) == set(theirs)
+        for k in mine:
+            assert mine[k].dtype == theirs[k].dtype and mine[k].tobytes() == theirs[k].tobytes()
+
+
+def test_replay_serves_the_recorded_run(live: wb.Result, recorded: Path) -> None:
+    replayed = wb.run(CASE, backend="replay", distribution="edges")
+    assert replayed.passed and replayed.backend == "replay"
+    assert replayed.outputs["y"].tobytes() == live.outputs["y"].tobytes()
+    assert replayed.trace["replay"]["source"] == "emulator" and replayed.trace["replay"]["path"] == str(recorded)
+    how = frames.timings_frame(replayed).set_index(["step", "kind"]).loc[("launch", "measured"), "how"]
+    assert how.startswith("measured on the emulator at ") and "replayed from" in how
+    with pytest.raises(InvalidInput, match="replay"):  # a replay is a record already
+        store.record(replayed, recorded.parent / "again")
+
+
+def test_replay_without_a_record_names_the_key_and_where_it_looked(recorded: Path) -> None:
+    with pytest.raises(
+        WorkbenchError, match=rf"^backend: got 'replay'; allowed: a record of this exact launch .*{store.RECORDS_ENV}"
+    ):
+        wb.run(CASE, backend="replay", seed=1)  # another seed: other inputs, another launch key
+
+
+def test_a_truncated_or_tampered_record_is_refused(recorded: Path) -> None:
+    npz, meta = recorded.with_suffix(".npz"), json.loads(recorded.read_text())
+    npz.write_bytes(npz.read_bytes()[:-100])
+    with pytest.raises(InvalidInput, match="hash differs"):
+        store.load(recorded)
+    meta["schema"] = 99
+    recorded.write_text(json.dumps(meta))
+    with pytest.raises(InvalidInput, match=r"^record schema: got 99; allowed: 1"):
+        store.load(recorded)
+    recorded.write_text("{not json")
+    with pytest.raises(InvalidInput, match=r"readable NAME\.json"):
+        store.load(recorded)
+
+
+def test_a_record_whose_arrays_disagree_with_its_json_is_refused(recorded: Path) -> None:
+    meta = json.loads(recorded.read_text())
+    meta["arrays"]["out.y"]["shape"] = [334]  # the hash still matches: the sizes must be checked too
+    recorded.write_text(json.dumps(meta))
+    with pytest.raises(InvalidInput, match="a complete record"):
+        store.load(recorded)
+
+
+SHIPPED = sorted(resources.path("data/records").glob("*.json"))
+
+
+def test_records_ship_for_every_op() -> None:
+    ops = {json.loads(p.read_text())["case"]["op"] for p in SHIPPED}
+    assert ops == set(wb.OPS) and all(json.loads(p.read_text())["source"] == "emulator" for p in SHIPPED)
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+def test_shipped_records_replay_and_match_the_emulator_today(path: Path) -> None:
+    """If this fails after a kernel or tiling change, re-record: `workbench record ... --out data/records/NAME`."""
+    meta = json.loads(path.read_text())
+    c = meta["case"]
+    case = wb.Case(c["op"], tuple(c["dtypes"]), tuple(c["shape"]), c["format"], c["attrs"], c["platform"])
+    replayed = wb.run(case, backend="replay", seed=meta["seed"], distribution=meta["distribution"])
+    live = wb.run(case, seed=meta["seed"], distribution=meta["distribution"])
+    assert replayed.passed and live.passed
+    for name, arr in live.outputs.items():
+        assert np.array_equal(arr.view(np.uint8), replayed.outputs[name].view(np.uint8)), name
+
+
+def test_cli_record_refuses_a_missing_folder_before_running(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["record", "cast", "--dtype", "float32:float16", "--shape", "64", "--quiet"]
+    assert main([*argv, "--out", str(tmp_path / "nope" / "r")]) == 2
+    assert capsys.readouterr().err.startswith("workbench: --out: got ")
+    assert main([*argv, "--out", str(tmp_path / "r")]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r.npz"]  # no temporary file left behind
