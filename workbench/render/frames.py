@@ -239,7 +239,7 @@ TIMING_KINDS = (
     ("measured", "wall time on this machine (time.perf_counter around the step)"),
     ("built-in", "the built-in TBE operator on an NPU"),
     ("predicted", "a performance model of the kernel's trace"),
-    ("theoretical", "bytes moved / the platform's memory bandwidth"),
+    ("theoretical", "minimum GM bytes moved / the platform's memory bandwidth"),
 )
 TIMING_STEPS = (("build", "build_s"), ("launch", "launch_s"), ("kernel", "kernel_s"), ("golden", "golden_s"))
 
@@ -252,11 +252,21 @@ def timings_frame(result: Result) -> pd.DataFrame:
     measured = (
         f"measured on the {replay['source']} at {replay['created']}, replayed from {replay['path']}" if replay else ""
     )
+    soc = result.case.soc
+    traffic = sum(a.nbytes for a in result.inputs.values()) + sum(a.nbytes for a in result.outputs.values())
+    bound = (
+        f"memory bound: {traffic} B of minimum GM traffic (every input read once, every output written once) / "
+        f"{soc.memory_bandwidth / 1e9:g} GB/s ({soc.bandwidth_source})"
+    )
     rows = []
     for step, key in TIMING_STEPS:
         for kind, how in TIMING_KINDS:
             how = measured if kind == "measured" and measured and key != "golden_s" else how
             seconds = result.timings.get(key) if kind == "measured" else None
+            if kind == "theoretical":
+                seconds, how = (
+                    (traffic / soc.memory_bandwidth, bound) if key == "kernel_s" else (None, "the kernel only")
+                )
             rows.append(
                 {
                     "step": step,

@@ -182,6 +182,10 @@ def result_html(res: Result) -> str:
     return _card(f"{res.verdict}: {res.case.label()}", body, res.passed)
 
 
+def _duration(seconds: float) -> str:
+    return f"{seconds * 1e3:.1f} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.2f} µs"
+
+
 def timings_html(frame: pd.DataFrame) -> str:
     """The timings table (frames.timings_frame): a row per step, a column per kind, each cell titled with how it
     was obtained; the kinds not available yet say so."""
@@ -192,14 +196,16 @@ def timings_html(frame: pd.DataFrame) -> str:
         cells = []
         for kind in kinds:
             row = rows[rows["kind"] == kind].iloc[0]
-            text = f"{row['seconds'] * 1e3:.1f} ms" if row["available"] else "—"
+            text = _duration(float(row["seconds"])) if row["available"] else "—"
             cells.append(f"<td title='{e(str(row['how']))}'>{text}</td>")
         body.append(f"<tr><th>{e(str(step))}</th>{''.join(cells)}</tr>")
-    how = "".join(
-        f"<li><b>{e(k)}</b>: {e(str(frame[frame['kind'] == k]['how'].iloc[0]))}"
-        f"{'' if frame[frame['kind'] == k]['available'].any() else ' (not available in this release)'}</li>"
-        for k in kinds
-    )
+    notes = []
+    for k in kinds:
+        of_kind = frame[frame["kind"] == k]
+        shown = of_kind[of_kind["available"]]
+        how = str((shown if len(shown) else of_kind)["how"].iloc[0])
+        notes.append(f"<li><b>{e(k)}</b>: {e(how)}{'' if len(shown) else ' (not available in this release)'}</li>")
+    how = "".join(notes)
     return (
         f"{STYLE}<div class='wb-card'><h4>timings</h4><table><tr><th>step</th>{head}</tr>{''.join(body)}</table>"
         f"<ul class='wb-muted'>{how}</ul></div>"
