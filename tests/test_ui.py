@@ -11,7 +11,7 @@ pytest.importorskip("ipywidgets")
 import workbench as wb
 from workbench.render import frames
 from workbench.ui import Workbench
-from workbench.ui.panels import mismatch_rows
+from workbench.ui.panels import _WIDTHS, MISMATCH_HEADER, mismatch_rows
 
 SCE = "softmax_cross_entropy_with_logits"
 
@@ -160,6 +160,17 @@ def test_mismatch_rows_line_up_with_the_header() -> None:
     labels = mismatch_rows(frames.mismatch_frame(result, "y"))
     assert len(labels) == len(result.reports["y"].worst) and [i for _, i in labels] == list(range(len(labels)))
     assert len({len(label.rstrip()) > 0 for label, _ in labels}) == 1
+    frame = frames.mismatch_frame(result, "y")
+    frame.loc[0, "index"] = "1023,1023,1023,1023"  # wider than its column: cut, never pushing the others right
+    frame.loc[0, "inputs"] = "x=" + "9" * 60
+    starts = [0]
+    for width in _WIDTHS[:-1]:
+        starts.append(starts[-1] + width + 2)
+    for label, _ in mismatch_rows(frame):
+        assert len(label) == len(MISMATCH_HEADER)
+        assert all(label[s - 2 : s] == "  " and MISMATCH_HEADER[s - 2 : s] == "  " for s in starts[1:])
+    first = mismatch_rows(frame)[0][0]
+    assert first.startswith("[1023,1023,1023,1…") and "x=99" in first
 
 
 def test_save_charts_writes_png_and_svg_of_every_chart_on_show(tmp_path: object) -> None:

@@ -13,6 +13,8 @@ import numpy as np
 
 from ..compare import element_errors
 
+Errors = dict[str, np.ndarray]  # compare.element_errors: ulp, abs_err, failed
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -75,52 +77,40 @@ def selected_tile_frame(plan: TilingPlan, cores: Sequence[int], tile: int | None
 
 
 def _ulp_buckets(ulp: np.ndarray, failed: np.ndarray) -> list[dict[str, Any]]:
-    """0, 1, 2, then powers of two (3-4, 5-8, ...), and 'NaN' for pairs with no ULP distance (next to a NaN)."""
-    rows = []
+    """0, 1, 2, then powers of two (3-4, 5-8, ...), and 'NaN' for pairs with no ULP distance (next to a NaN).
+
+    One pass: each element's bucket (the first bucket top >= its distance, by searchsorted), then bincount.
+    """
     nan = ulp < 0
-    valid, valid_failed = ulp[~nan], failed[~nan]
+    valid = ulp[~nan]
     top = int(valid.max(initial=0))
-    edges = [(0, 0), (1, 1), (2, 2)]
-    lo = 3
-    while lo <= top:
-        hi = 2 * (lo - 1)
-        edges.append((lo, hi))
-        lo = hi + 1
-    for i, (lo, hi) in enumerate(edges):
-        inside = (valid >= lo) & (valid <= hi)
-        count = int(inside.sum())
-        if count or hi <= 2:
+    tops = np.array([0, 1, 2, *(2**k for k in range(2, max(top - 1, 1).bit_length() + 1))], np.int64)
+    idx = np.searchsorted(tops, valid)
+    n = len(tops)
+    counts = np.bincount(idx, minlength=n)
+    fails = np.bincount(idx[failed[~nan]], minlength=n)
+    rows = []
+    for i in range(n):
+        lo, hi = (i, i) if i <= 2 else (2 ** (i - 2) + 1, 2 ** (i - 1))
+        if counts[i] or hi <= 2:
             label = str(lo) if lo == hi else f"{lo}-{hi}"
             rows.append(
-                {
-                    "bucket": label,
-                    "order": i,
-                    "lo": lo,
-                    "hi": hi,
-                    "count": count,
-                    "failed": int((inside & valid_failed).sum()),
-                }
+                {"bucket": label, "order": i, "lo": lo, "hi": hi, "count": int(counts[i]), "failed": int(fails[i])}
             )
     if nan.any():
         rows.append(
-            {
-                "bucket": "NaN",
-                "order": len(edges),
-                "lo": -1,
-                "hi": -1,
-                "count": int(nan.sum()),
-                "failed": int(failed[nan].sum()),
-            }
+            {"bucket": "NaN", "order": n, "lo": -1, "hi": -1, "count": int(nan.sum()), "failed": int(failed[nan].sum())}
         )
     return rows
 
 
-def ulp_frame(result: Result, output: str) -> pd.DataFrame:
+def ulp_frame(result: Result, output: str, errors: Errors | None = None) -> pd.DataFrame:
     """The ULP-error histogram of one output, long form: a row per (bucket, passed|failed) with its element count
-    `n`; `total` is the bucket's count and `label` names it once per bucket (on its top row) for the chart's text."""
+    `n`; `total` is the bucket's count and `label` names it once per bucket (on its top row) for the chart's text.
+    `errors`: errors_of(result, output) when the caller has it already (it is the costly part)."""
     import pandas as pd
 
-    err = _errors(result, output)
+    err = errors if errors is not None else errors_of(result, output)
     rows = []
     for b in _ulp_buckets(err["ulp"], err["failed"]):
         failed = b.pop("failed")
@@ -134,7 +124,9 @@ def ulp_frame(result: Result, output: str) -> pd.DataFrame:
 MAX_CELLS = 4096  # the heatmap never sends more rows than this to the browser, whatever the output's size
 
 
-def heatmap_frame(result: Result, output: str, max_cells: int = MAX_CELLS) -> pd.DataFrame:
+def heatmap_frame(
+    result: Result, output: str, max_cells: int = MAX_CELLS, errors: Errors | None = None
+) -> pd.DataFrame:
     """The output's errors aggregated onto a grid of at most `max_cells` cells (aggregation happens here, in
     numpy, so the chart gets a few thousand rows for a 16M-element output).
 
@@ -142,7 +134,7 @@ def heatmap_frame(result: Result, output: str, max_cells: int = MAX_CELLS) -> pd
     into a near-square. Each cell holds its index ranges, the max abs error, the max ULP and the failed count."""
     import pandas as pd
 
-    err = _errors(result, output)
+    err = errors if errors is not None else errors_of(result, output)
     shape = result.outputs[output].shape
     n = int(err["abs_err"].size)
     cols = max(shape[-1] if len(shape) >= 2 else math.isqrt(max(n - 1, 0)) + 1, 1)
@@ -279,6 +271,8 @@ def timings_frame(result: Result) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["step", "kind", "seconds", "how", "available"])
 
 
-def _errors(result: Result, output: str) -> dict[str, np.ndarray]:
+def errors_of(result: Result, output: str) -> Errors:
+    """Per-element errors of one output, judged as its report was (compare.element_errors): compute once, pass to
+    ulp_frame and heatmap_frame (a 16M-element output takes about a second)."""
     report = result.reports[output]
     return element_errors(result.outputs[output], result.expected[output], report.dtype, report.standard)

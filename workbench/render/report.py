@@ -62,13 +62,13 @@ def precision_charts(result: Result) -> list[alt.LayerChart | alt.Chart]:
     """Per output, the ULP histogram and the aggregated error heatmap (the app's precision panel)."""
     out: list[alt.LayerChart | alt.Chart] = []
     for name in result.reports:
+        errors = frames.errors_of(result, name)
+        ulp = frames.ulp_frame(result, name, errors=errors)
+        out.append(charts.ulp_histogram(ulp, title=f"{name}: ULP error").properties(width=420, height=180))
+        heat = frames.heatmap_frame(result, name, errors=errors)
         out.append(
-            charts.ulp_histogram(frames.ulp_frame(result, name), title=f"{name}: ULP error").properties(
-                width=420, height=180
-            )
+            charts.error_heatmap(heat, title=f"{name}: max abs error (aggregated)").properties(width=420, height=220)
         )
-        heat = charts.error_heatmap(frames.heatmap_frame(result, name), title=f"{name}: max abs error (aggregated)")
-        out.append(heat.properties(width=420, height=220))
     return out
 
 

@@ -109,7 +109,7 @@ def mismatch_rows(frame: pd.DataFrame) -> list[tuple[str, int]]:
         core = r.cores if r.core < 0 and r.cores else ("-" if r.core < 0 else r.core)
         cells = (
             f"[{r.index}]",
-            str(r.inputs)[:28],
+            str(r.inputs),
             fmt(r.expected),
             fmt(r.actual),
             fmt(r.abs_err, 3),
@@ -119,14 +119,19 @@ def mismatch_rows(frame: pd.DataFrame) -> list[tuple[str, int]]:
             "-" if r.offset < 0 else str(r.offset),
             "tail" if r.tail else "",
         )
-        rows.append(("  ".join(c.ljust(n) for c, n in zip(cells, _WIDTHS, strict=True)), i))
+        rows.append(("  ".join(_cell(c, n) for c, n in zip(cells, _WIDTHS, strict=True)), i))
     return rows
+
+
+def _cell(text: str, width: int) -> str:
+    """`text` in exactly `width` characters: padded, or cut with an ellipsis, so every column starts in place."""
+    return text.ljust(width) if len(text) <= width else text[: width - 1] + "…"
 
 
 # the Select's font (app.py's APP_STYLE): a bare `monospace` would get the browser's smaller monospace size
 MONO = "font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:12px;white-space:pre;margin:4px 0 0 4px"
-_WIDTHS = (14, 28, 12, 12, 9, 6, 6, 5, 7, 4)
-MISMATCH_HEADER = "  ".join(c.ljust(n) for c, n in zip(MISMATCH_COLUMNS, _WIDTHS, strict=True))
+_WIDTHS = (18, 28, 12, 12, 9, 6, 6, 5, 7, 4)
+MISMATCH_HEADER = "  ".join(_cell(c, n) for c, n in zip(MISMATCH_COLUMNS, _WIDTHS, strict=True))
 
 
 class PrecisionPanel:
@@ -168,8 +173,10 @@ class PrecisionPanel:
         result, name = self.result, self.output.value
         if result is None or name is None:
             return
-        self.ulp.chart = charts.ulp_histogram(frames.ulp_frame(result, name)).properties(width=CHART_WIDTH, height=160)
-        self.heatmap.chart = charts.error_heatmap(frames.heatmap_frame(result, name)).properties(
+        errors = frames.errors_of(result, name)
+        ulp = frames.ulp_frame(result, name, errors=errors)
+        self.ulp.chart = charts.ulp_histogram(ulp).properties(width=CHART_WIDTH, height=160)
+        self.heatmap.chart = charts.error_heatmap(frames.heatmap_frame(result, name, errors=errors)).properties(
             width=CHART_WIDTH, height=220
         )
         self.frame = frames.mismatch_frame(result, name)
