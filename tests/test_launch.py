@@ -44,12 +44,15 @@ def test_an_edited_copy_keeps_the_shipped_folder_on_the_include_path(tmp_path: P
 
 
 def test_no_launch_leaves_zeroed_outputs_on_every_backend() -> None:
-    case = wb.Case("cast", ("float32", "float16"), (0,))
-    launch = prepare(case, wb.plan(case), wb.make_inputs(case))
-    assert launch.block_dim == 0
+    # N == 0 rows of grad but 5 embedding rows: no launch, and out (5 x 8) is what the launcher memsets, zeros
+    case = wb.Case("embedding_dense_grad", ("float32", "int32"), (0, 8), attrs={"num_weights": 5})
     for name in backends.names():
+        launch = prepare(case, wb.plan(case), wb.make_inputs(case))
+        assert launch.block_dim == 0
+        launch.outputs["out"].fill(7)  # whatever the allocation held
         ex = backends.get(name).execute(launch)
-        assert ex.exit_code == 0 and ex.diagnostics == () and set(ex.outputs) == {"y"}
+        assert ex.exit_code == 0 and ex.diagnostics == () and set(ex.outputs) == {"out"}
+        assert ex.outputs["out"].shape == (5, 8) and not ex.outputs["out"].any()
 
 
 def test_one_diagnostic_type_reads_the_emulator_json_and_judges_faults() -> None:
