@@ -186,3 +186,34 @@ def ub_chart(frame: pd.DataFrame, title: str = "Unified Buffer") -> alt.Chart:
             tooltip=_tips("part:N", "bytes:Q", "kind:N", "note:N"),
         )
     )
+
+
+PIPE_COLORS = {"MTE2": "#4e79a7", "V": "#59a14f", "MTE3": "#f28e2b", "S": "#b07aa1"}
+
+
+def pipe_timeline_chart(frame: pd.DataFrame, title: str = "predicted pipes per core") -> alt.LayerChart:
+    """A Gantt chart of frames.pipe_timeline_frame: a row per core and a lane per pipe. Overlapped (double-buffered)
+    pipes start together, the others follow one another; the dashed rule is the predicted kernel time."""
+    import altair as alt
+
+    pipes = list(PIPE_COLORS)
+    bars = (
+        alt.Chart(frame, title=title)
+        .mark_bar()
+        .encode(
+            y=_enc(alt.Y, "core:O", title="core"),
+            yOffset=_enc(alt.YOffset, "pipe:N", sort=pipes),
+            x=_enc(alt.X, "start_us:Q", title="time (µs)"),
+            x2=alt.X2(field="end_us"),
+            color=_enc(
+                alt.Color, "pipe:N", scale=alt.Scale(domain=pipes, range=list(PIPE_COLORS.values())), title=None
+            ),
+            tooltip=_tips("core:O", "pipe:N", "start_us:Q", "end_us:Q", "overlapped:N"),
+        )
+    )
+    kernel = (
+        alt.Chart(frame.head(1))
+        .mark_rule(color="black", strokeDash=[4, 3])
+        .encode(x=_enc(alt.X, "kernel_us:Q"), tooltip=_tips("kernel_us:Q", "bottleneck:N"))
+    )
+    return alt.LayerChart(layer=[bars, kernel])
