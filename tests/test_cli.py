@@ -146,7 +146,7 @@ EDG = ["embedding_dense_grad", "--dtype", "float32", "--shape", "8,8"]
             "--attr",
             "'num_weights' is given twice",
         ),
-        (["run", *CAST, "--shape", "100", "--backend", "npu"], "backend", "emu"),
+        (["run", *CAST, "--shape", "100", "--backend", "gpu"], "backend", "emu, npu, replay"),
         (["run", *CAST, "--shape", "100", "--max-memory", "lots"], "max_memory", "512M"),
     ],
 )

@@ -17,7 +17,9 @@ def test_html_report_is_self_contained(tmp_path: Path, capsys: pytest.CaptureFix
     assert main([*CAST, "--html", str(target)]) == 0
     page = target.read_text(encoding="utf-8")
     assert page.startswith("<!doctype html>") and page.rstrip().endswith("</html>")
-    assert page.count("<svg") == 5 and "work per core" in page and "Unified Buffer" in page  # + ULP, heatmap, times
+    # the two tiling charts, the ULP histogram and heatmap, the timings and the predicted pipes per core
+    assert page.count("<svg") == 6 and "work per core" in page and "Unified Buffer" in page
+    assert "predicted pipes per core" in page and "performance criteria" in page
     assert "y: ULP error" in page and "y: max abs error (aggregated)" in page and "<h4>timings</h4>" in page
     assert "BF16_TO_OTHER" in page and "PASS y [int8 100003]" in page and "ubFormer" in page
     assert "<script" not in page and "<link" not in page and " src=" not in page  # nothing to fetch

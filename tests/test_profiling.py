@@ -108,3 +108,45 @@ def test_files_are_found_in_both_layouts_and_bad_ones_refused(tmp_path: Path) ->
         read_op_summary(bad)
     with pytest.raises(InvalidInput, match="readable msprof op_summary CSV"):
         read_op_summary(tmp_path / "absent.csv")
+
+
+def test_attach_gives_a_run_device_times_and_calibrates_the_model(tmp_path: Path) -> None:
+    import workbench as wb
+    from workbench.criteria import builtin_time, calibrate, evaluate, kernel_time
+    from workbench.profiling import attach
+    from workbench.render.html import device_html
+
+    run = wb.run(wb.Case("cast", ("float32", "float16"), (8 * 4096,)))
+    csv = tmp_path / "op_summary_0.csv"
+    csv.write_text(
+        "\n".join(
+            [
+                PIPE_HEADER,
+                pipe_row("cast_kernel_0", "cast_kernel", "AI_CORE", 1.0, 10.0, 8),
+                pipe_row("cast_kernel_1", "cast_kernel", "AI_CORE", 20.0, 12.0, 8),
+                pipe_row("cast_kernel_2", "cast_kernel", "AI_CORE", 40.0, 11.0, 8),
+                pipe_row("Cast_3", "Cast", "AI_CORE", 60.0, 9.0, 8),
+            ]
+        )
+    )
+    profiled = attach(run, tmp_path)  # a folder: its op_summary files are found
+    t, tbe = kernel_time(profiled), builtin_time(profiled)
+    assert (t.seconds, t.basis) == (pytest.approx(11e-6), "measured") and "3 task(s)" in t.how
+    assert (tbe.seconds, tbe.basis) == (pytest.approx(9e-6), "measured")
+    (p1,) = evaluate(profiled)
+    assert p1.basis == "measured" and p1.status == "pass"  # 11 µs vs 9 µs: small shape (< 10 µs), 2 µs gap
+    prediction, fitted, measured = calibrate(profiled)  # type: ignore[misc]
+    assert fitted.predicted_s[0] == pytest.approx(11e-6, rel=1e-6) and abs(fitted.rel_errors[0]) < 1e-6
+    assert measured.seconds == pytest.approx(11e-6) and prediction.kernel_s != pytest.approx(
+        11e-6
+    )  # the default model was off; the fit closes the gap
+    page = device_html(profiled)
+    assert "cast_kernel_0" in page and "Cast_3" in page and "model vs measurement" in page
+    assert calibrate(run) is None and device_html(run) == ""
+    with pytest.raises(InvalidInput, match="tasks named like 'cast_kernel'"):
+        attach(run, _write(tmp_path / "other.csv", MEMORY))
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path

@@ -51,6 +51,32 @@ def test_replay_serves_the_recorded_run(live: wb.Result, recorded: Path) -> None
         store.record(replayed, recorded.parent / "again")
 
 
+def test_a_device_record_keeps_the_builtin_outputs_and_measured_times(
+    live: wb.Result, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dataclasses import replace
+
+    from workbench.criteria import builtin_time, kernel_time
+
+    builtin = {"y": live.expected["y"].copy()}
+    npu = {"timing": "measured", "how": "measured on the device", "emulated": False, "cann_version": "8.0.RC3"}
+    device = replace(
+        live,
+        backend="npu",
+        builtin=builtin,
+        trace={"npu": npu},
+        timings={**live.timings, "kernel_s": 9e-6, "builtin_kernel_s": 8e-6},
+    )
+    monkeypatch.setenv(store.RECORDS_ENV, str(tmp_path))
+    rec = store.load(store.record(device, tmp_path / "device"))
+    assert rec.source == "npu" and rec.meta["cann_version"] == "8.0.RC3" and rec.meta["timing"].startswith("measured")
+    assert rec.builtin["y"].tobytes() == builtin["y"].tobytes()
+    replayed = wb.run(CASE, backend="replay", distribution="edges")
+    assert replayed.baseline is not None and replayed.baseline.builtin_vs_golden["y"].passed  # three comparisons
+    assert kernel_time(replayed).basis == "measured" and kernel_time(replayed).seconds == 9e-6
+    assert builtin_time(replayed).seconds == 8e-6
+
+
 def test_replay_without_a_record_names_the_key_and_where_it_looked(recorded: Path) -> None:
     with pytest.raises(
         WorkbenchError, match=rf"^backend: got 'replay'; allowed: a record of this exact launch .*{store.RECORDS_ENV}"

@@ -129,6 +129,12 @@ def test_a_failing_run_fills_summary_precision_and_timings() -> None:
     assert 0 < len(heat) <= frames.MAX_CELLS and sum(r["count"] for r in heat) == result.reports[out].numel
     assert len(app.precision.table.options) == len(result.reports[out].worst)
     assert "measured" in app.timings.table.value and app.timings.widget.layout.display == ""
+    assert "performance criteria" in app.timings.table.value and "wb-criterion" in app.timings.table.value
+    timeline = spec(app.timings.pipes)
+    pipes = timeline["datasets"][(timeline.get("data") or timeline["layer"][0]["data"])["name"]]
+    assert {r["pipe"] for r in pipes} >= {"MTE2", "V", "MTE3"} and {r["core"] for r in pipes} == set(
+        range(result.plan.block_dim)
+    )
 
     app.precision.table.value = 0  # select the worst mismatch: its core and tile are outlined
     frame = app.precision.frame
@@ -179,7 +185,14 @@ def test_save_charts_writes_png_and_svg_of_every_chart_on_show(tmp_path: object)
     assert sorted(p.name.rsplit("-", 1)[1] for p in before) == ["cores.png", "cores.svg", "ub.png", "ub.svg"]
     app.run()
     paths = app.save_charts(tmp_path)  # type: ignore[arg-type]
-    assert {p.name.rsplit("-", 1)[1].split(".")[0] for p in paths} == {"cores", "ub", "ulp", "heatmap", "timings"}
+    assert {p.name.rsplit("-", 1)[1].split(".")[0] for p in paths} == {
+        "cores",
+        "ub",
+        "ulp",
+        "heatmap",
+        "timings",
+        "pipes",
+    }
     for p in paths:
         head = p.read_bytes()[:8]
         assert head.startswith(b"\x89PNG") if p.suffix == ".png" else head.startswith(b"<svg")

@@ -1,4 +1,4 @@
-"""`workbench` command line: ops, platforms, tiling, run, record, demo, app, lab.
+"""`workbench` command line: ops, platforms, tiling, run, record, build, demo, app, lab.
 
 Exit codes: 0 ok (run: passed), 1 precision failure, 2 invalid input, 3 kernel fault.
 """
@@ -56,7 +56,12 @@ def build_parser() -> argparse.ArgumentParser:
     record.add_argument("--out", required=True, metavar="PATH", help="where: PATH.npz and PATH.json")
     for p in (run, record):
         _add_case_flags(p)
-        p.add_argument("--backend", default="emu", help="emu (default) or replay (a stored record of the same run)")
+        p.add_argument(
+            "--backend",
+            default="emu",
+            help="emu (default); npu (a device through pyACL, or WORKBENCH_ACL=emulated: the same path on the "
+            "emulator, times predicted); replay (a stored record of the same run)",
+        )
         p.add_argument("--seed", type=int, default=0)
         p.add_argument("--distribution", default=None, help="input distribution (see `workbench ops OP`)")
         p.add_argument("--standard", default=None, help="exact, double_thousandth, single_benchmark, mixed_tolerance")
@@ -65,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--max-memory", default=None, help="host memory the run may use, e.g. 4G (default: half of the available)"
         )
+    _add_build_parser(sub)
     demo = sub.add_parser("demo", help="the main job: every op's worked examples: tiling, kernel run, goldens")
     demo.add_argument("--backend", default="emu", help="emu (default), or none: tiling and goldens only")
     for p in (run, record, demo):
@@ -76,6 +82,17 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--port", type=int, default=None, help="port on 127.0.0.1 (default: a free one)")
         p.add_argument("--no-browser", action="store_true", help="print the URL only; do not open a browser")
     return parser
+
+
+def _add_build_parser(sub: Any) -> None:
+    p = sub.add_parser("build", help="build an op's kernel for the emulator (g++) or for a SoC with CANN (cmake)")
+    p.add_argument("op", help="op name (see `workbench ops`)")
+    p.add_argument("--target", required=True, choices=("emu", "npu"), help="emu: ascemu with g++; npu: CANN's cmake")
+    p.add_argument("--soc", default=None, help="SoC (see `workbench platforms`); default: the op's target")
+    p.add_argument("--dtype", default=None, help="SRC[:DST] of the kernel variant; default: the op's first example")
+    p.add_argument("--out", default=None, metavar="DIR", help="npu: project and build folder (default ./npu-build/..)")
+    p.add_argument("--dump", action="store_true", help="npu: keep printf/DumpTensor (ASCENDC_DUMP); off for timing")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
 
 
 def case_from_args(args: argparse.Namespace) -> Case:
@@ -204,6 +221,33 @@ def _run(args: argparse.Namespace) -> int:
     return EXIT_OK if result.passed else EXIT_PRECISION
 
 
+def _build(args: argparse.Namespace) -> int:
+    """emu: the cached g++ binary of the kernel; npu: the CANN library (CannNotFound, exit 2, without CANN)."""
+    from .npu.build import build, example_case
+
+    case = example_case(args.op, args.dtype, args.soc)
+    if case.spec.kernel is None:
+        raise WorkbenchError("op", args.op, "an op with a shipped kernel")
+    info = case.spec.kernel(case)
+    if args.target == "npu":
+        out = Path(args.out) if args.out else Path("npu-build") / f"{info.entry}-{case.platform}"
+        result = build(case.op, case.platform, out, dump=args.dump, kernel=info)
+        print(f"workbench: {result.launch_symbol} for {result.soc} declared in {result.header}", file=sys.stderr)
+        print(result.library)
+        return EXIT_OK
+    for flag in ("out", "dump"):
+        if getattr(args, flag):
+            raise WorkbenchError(f"--{flag}", getattr(args, flag), "only with --target npu (emu builds are cached)")
+    from . import resources
+    from .emu import load
+
+    built = load(resources.path(info.source), info.entry, case.platform, info.defines).built()
+    state = "cached" if built.cached else f"built in {built.seconds:.1f} s"
+    print(f"workbench: {info.entry} for {case.platform} on the emulator ({state})", file=sys.stderr)
+    print(built.path)
+    return EXIT_OK
+
+
 def _demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
@@ -232,6 +276,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "tiling": _tiling,
         "run": _run,
         "record": _run,
+        "build": _build,
         "demo": _demo,
         "app": _app,
         "lab": _lab,

@@ -99,6 +99,7 @@ class PreparedLaunch:
     tiling_key: int
     block_dim: int  # 0: no launch; the outputs are what the launcher leaves (zeros)
     edited: bool = False
+    builtin: Any = None  # npu.aclnn.BuiltinCall: the built-in op of the same name on the same tensors, or None
 
     @property
     def outputs(self) -> dict[str, np.ndarray]:
@@ -143,4 +144,5 @@ def prepare(
         tiling_key=plan.tiling_key,
         block_dim=plan.block_dim,
         edited=kernel is not None,
+        builtin=spec.builtin(case) if spec.builtin is not None else None,
     )

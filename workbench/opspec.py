@@ -15,6 +15,7 @@ from .platform import PLATFORMS, Platform
 
 if TYPE_CHECKING:
     from .case import Case
+    from .npu.aclnn import BuiltinCall
     from .tiling import TilingPlan
 
 
@@ -95,6 +96,9 @@ class OpSpec:
     # None = the generic rule: inputs with the output's shape contribute their element at the same index.
     input_values: Callable[[Case, Mapping[str, np.ndarray], str, tuple[int, ...]], dict[str, Any]] | None = None
     kernel: Callable[[Case], KernelInfo] | None = None  # None: no shipped kernel yet
+    builtin: Callable[[Case], BuiltinCall] | None = None  # the built-in (TBE) op's aclnn call; None: none known
+    # (result, kernel time, built-in time, reference result) -> the op's performance criteria (criteria.py)
+    criteria: Callable[..., list[Any]] | None = None
 
     # -- normalisation used by Case ---------------------------------------------------------------
     def normalize_dtypes(self, dtypes: tuple[str, ...]) -> tuple[str, ...]:

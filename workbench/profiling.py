@@ -14,12 +14,14 @@ from __future__ import annotations
 import io
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from .runner import Result
 
 # the normalised names of the columns every consumer relies on, and the spellings seen for them
 ALIASES = {
@@ -91,3 +93,46 @@ def kernel_durations(frame: pd.DataFrame, op: str | None = None) -> pd.DataFrame
     keys = [k for k in ("op_name", "task_type") if k in frame.columns]
     grouped = frame.groupby(keys, sort=False)["duration_us"]
     return grouped.agg(tasks="count", median_us="median", min_us="min", max_us="max").reset_index()
+
+
+def builtin_op_type(op: str) -> str:
+    """The op type the built-in operator's tasks carry in op_summary (GE's CamelCase name: Cast, ...)."""
+    return "".join(word.capitalize() for word in op.split("_"))
+
+
+def summarise(frame: pd.DataFrame, kernel: str, builtin: str, source: str) -> dict[str, Any]:
+    """The kernel's tasks (op name containing the kernel entry) and the built-in op's (op type `builtin`, other
+    names) of one op_summary frame: their rows, and the median task duration of each in microseconds."""
+    named = frame["op_name"].str.contains(kernel, case=False, regex=False)
+    typed = frame["op_type"].str.lower() == builtin.lower() if "op_type" in frame.columns else named & False
+    out: dict[str, Any] = {"source": source, "kernel_name": kernel, "builtin_type": builtin}
+    for key, rows in (("kernel", frame[named]), ("builtin", frame[typed & ~named])):
+        durations = rows["duration_us"].dropna()
+        out[key] = {
+            "tasks": len(durations),
+            "median_us": float(durations.median()) if len(durations) else None,
+            "rows": kernel_durations(rows).to_dict("records") if len(rows) else [],
+        }
+    return out
+
+
+def attach(result: Result, source: str | Path, kernel: str | None = None, builtin: str | None = None) -> Result:
+    """`result` with the task durations of an msprof op_summary (a CSV, or a msprof output folder) of the same
+    case attached: the timings panel then shows the kernel's and the built-in op's device times from it, and fits
+    the performance model to them. `kernel` / `builtin` override the op name and op type matched."""
+    from dataclasses import replace
+
+    from .registry import get_op
+
+    path = Path(source)
+    files = find_op_summaries(path) if path.is_dir() else [path]
+    if not files:
+        raise InvalidInput("op_summary", str(path), "a folder holding msprof op_summary_*.csv files, or such a file")
+    spec = get_op(result.case.op)
+    entry = kernel or (spec.kernel(result.case).entry if spec.kernel else result.case.op)
+    summary = summarise(read_op_summary(files[-1]), entry, builtin or builtin_op_type(result.case.op), str(files[-1]))
+    if not summary["kernel"]["tasks"] and not summary["builtin"]["tasks"]:
+        raise InvalidInput(
+            "op_summary", str(files[-1]), f"tasks named like {entry!r} or of type {summary['builtin_type']!r}"
+        )
+    return replace(result, trace={**result.trace, "msprof": summary})

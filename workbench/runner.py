@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import backends, memory, resources
+from .baseline import Baseline, baseline_json, compare_builtin
 from .case import Case
 from .compare import Report, check_standard
 from .errors import InvalidInput
@@ -39,6 +40,8 @@ class Result:
     timings: dict[str, float]
     exit_code: int = 0
     kernel: str = ""  # an edited kernel source the run used instead of the shipped one ("" = shipped)
+    builtin: dict[str, np.ndarray] | None = field(default=None, repr=False)  # the built-in (TBE) op's outputs
+    baseline: Baseline | None = None  # TBE vs golden, kernel vs TBE, double-benchmark ratios (npu on a device)
 
     @property
     def faulted(self) -> bool:
@@ -78,6 +81,7 @@ class Result:
             "outputs": {k: r.to_json() for k, r in self.reports.items()},
             "diagnostics": [_diag_json(d) for d in self.diagnostics],
             "timings": self.timings,
+            **({"baseline": baseline_json(self.baseline)} if self.baseline else {}),
         }
 
 
@@ -119,6 +123,7 @@ def run(
     # exit >= 2 (strict fatal, deadlock, crash, harness): outputs are not a result to compare
     reports = verify(case, data, ex.outputs, expected, standard, worst, tiling) if ex.exit_code < 2 else {}
     timings = {**ex.timings, "golden_s": golden_s}
+    baseline = compare_builtin(reports, ex.outputs, ex.builtin, expected) if ex.builtin and reports else None
     return Result(
         case,
         tiling,
@@ -134,6 +139,8 @@ def run(
         timings,
         ex.exit_code,
         "" if source is None else str(source),
+        ex.builtin,
+        baseline,
     )
 
 

@@ -57,6 +57,7 @@ class Record:
     inputs: dict[str, np.ndarray] = field(repr=False)
     outputs: dict[str, np.ndarray] = field(repr=False)
     path: Path | None = None
+    builtin: dict[str, np.ndarray] = field(default_factory=dict, repr=False)  # the built-in op's, when recorded
 
     @property
     def diagnostics(self) -> tuple[Diagnostic, ...]:
@@ -75,6 +76,8 @@ def record(result: Result, path: str | Path) -> Path:
     kernel = Path(result.kernel) if result.kernel else None
     key = launch_key(prepare(result.case, result.plan, result.inputs, kernel))
     arrays = {f"in.{k}": v for k, v in result.inputs.items()} | {f"out.{k}": v for k, v in result.outputs.items()}
+    arrays |= {f"builtin.{k}": v for k, v in (result.builtin or {}).items()}
+    npu = result.trace.get("npu") or {}
     buf = io.BytesIO()
     raw: dict[str, Any] = {k: np.ascontiguousarray(v).view(np.uint8).reshape(-1) for k, v in arrays.items()}
     np.savez(buf, **raw)
@@ -82,10 +85,11 @@ def record(result: Result, path: str | Path) -> Path:
     meta = {
         "schema": SCHEMA,
         "key": key,
-        "source": "emulator" if result.backend == "emu" else result.backend,
+        "source": "npu" if result.backend == "npu" and not npu.get("emulated") else "emulator",
         "backend": result.backend,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "cann_version": os.environ.get("ASCEND_CANN_VERSION"),  # None off a device
+        "cann_version": npu.get("cann_version"),  # None off a device
+        "timing": npu.get("timing", "emulator wall time") + (f": {npu['how']}" if npu.get("how") else ""),
         "case": result.case.to_json(),
         "seed": result.seed,
         "distribution": result.distribution,
@@ -143,6 +147,7 @@ def load(path: str | Path) -> Record:
         meta=meta,
         inputs={k[3:]: v for k, v in arrays.items() if k.startswith("in.")},
         outputs={k[4:]: v for k, v in arrays.items() if k.startswith("out.")},
+        builtin={k[8:]: v for k, v in arrays.items() if k.startswith("builtin.")},
         path=stem.with_suffix(".json"),
     )
 

@@ -15,7 +15,7 @@ from ..errors import UnknownName
 if TYPE_CHECKING:
     from ..launch import PreparedLaunch
 
-_MODULES = {"emu": "workbench.backends.emu", "replay": "workbench.backends.replay"}
+_MODULES = {"emu": "workbench.backends.emu", "npu": "workbench.backends.npu", "replay": "workbench.backends.replay"}
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,7 @@ class Execution:
     trace: dict[str, Any]
     timings: dict[str, float]
     exit_code: int = 0
+    builtin: dict[str, np.ndarray] | None = None  # the built-in (TBE) op's outputs on the same inputs (npu only)
 
 
 def faulted(exit_code: int, diagnostics: Sequence[Any]) -> bool:
@@ -54,3 +55,9 @@ def get(name: str) -> Backend:
 
 def names() -> tuple[str, ...]:
     return tuple(_MODULES)
+
+
+def unavailable(name: str) -> str | None:
+    """Why backend `name` cannot run on this machine, or None when it can."""
+    why = getattr(get(name), "unavailable", None)
+    return why() if why else None

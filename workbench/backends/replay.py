@@ -29,5 +29,13 @@ def execute(launch: PreparedLaunch) -> Execution:
     for name, arr in outputs.items():
         np.copyto(arr, rec.outputs[name])
     timings = {k: float(v) for k, v in rec.meta.get("timings", {}).items() if k != "golden_s"}
-    trace = {"replay": {"source": rec.source, "created": rec.meta.get("created"), "path": str(rec.path)}}
-    return Execution(outputs, rec.diagnostics, trace, timings, int(rec.meta.get("exit_code", 0)))
+    trace = {
+        "replay": {
+            "source": rec.source,
+            "created": rec.meta.get("created"),
+            "path": str(rec.path),
+            "timing": rec.meta.get("timing", ""),
+        }
+    }
+    builtin = {k: v.copy() for k, v in rec.builtin.items()} or None
+    return Execution(outputs, rec.diagnostics, trace, timings, int(rec.meta.get("exit_code", 0)), builtin)

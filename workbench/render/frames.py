@@ -18,6 +18,7 @@ Errors = dict[str, np.ndarray]  # compare.element_errors: ulp, abs_err, failed
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..criteria import Time
     from ..runner import Result
     from ..tiling import TilingPlan
 
@@ -226,23 +227,25 @@ def mismatch_frame(result: Result, output: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-# how each timing was obtained; the kinds another issue fills in are listed so the panel's layout is fixed now
-TIMING_KINDS = (
-    ("measured", "wall time on this machine (time.perf_counter around the step)"),
-    ("built-in", "the built-in TBE operator on an NPU"),
-    ("predicted", "a performance model of the kernel's trace"),
-    ("theoretical", "minimum GM bytes moved / the platform's memory bandwidth"),
-)
+TIMING_KINDS = ("measured", "built-in", "predicted", "theoretical")
 TIMING_STEPS = (("build", "build_s"), ("launch", "launch_s"), ("kernel", "kernel_s"), ("golden", "golden_s"))
+WALL = "wall time on this machine (time.perf_counter around the step)"
 
 
 def timings_frame(result: Result) -> pd.DataFrame:
-    """Long form: a row per (step, kind) with seconds (NaN when not available yet) and how it was obtained."""
+    """Long form: a row per (step, kind) with seconds (NaN when not available) and how it was obtained.
+
+    The kernel's row is the one a device decides: "measured" holds a device time (npu on a device, or a replay of
+    one); the emulator's own time is shown there too, labelled as the emulator's. "predicted" is the performance
+    model's (npu under the emulated runtime, or the emulator's trace); "built-in" the TBE op's, on a device only;
+    "theoretical" the memory bound."""
     import pandas as pd
 
+    from ..criteria import builtin_time, kernel_time
+
     replay = result.trace.get("replay")
-    measured = (
-        f"measured on the {replay['source']} at {replay['created']}, replayed from {replay['path']}" if replay else ""
+    wall = (
+        f"measured on the {replay['source']} at {replay['created']}, replayed from {replay['path']}" if replay else WALL
     )
     soc = result.case.soc
     traffic = sum(a.nbytes for a in result.inputs.values()) + sum(a.nbytes for a in result.outputs.values())
@@ -250,25 +253,46 @@ def timings_frame(result: Result) -> pd.DataFrame:
         f"memory bound: {traffic} B of minimum GM traffic (every input read once, every output written once) / "
         f"{soc.memory_bandwidth / 1e9:g} GB/s ({soc.bandwidth_source})"
     )
+    kernel, builtin = kernel_time(result), builtin_time(result)
+    kernel_cells = {
+        "measured": _measured_kernel(result, kernel, wall),
+        "built-in": (builtin.seconds, builtin.how),
+        "predicted": (kernel.seconds, kernel.how)
+        if kernel.basis == "predicted"
+        else (None, "no trace to predict from"),
+        "theoretical": (traffic / soc.memory_bandwidth, bound),
+    }
     rows = []
     for step, key in TIMING_STEPS:
-        for kind, how in TIMING_KINDS:
-            how = measured if kind == "measured" and measured and key != "golden_s" else how
-            seconds = result.timings.get(key) if kind == "measured" else None
-            if kind == "theoretical":
-                seconds, how = (
-                    (traffic / soc.memory_bandwidth, bound) if key == "kernel_s" else (None, "the kernel only")
-                )
+        for kind in TIMING_KINDS:
+            if key == "kernel_s":
+                seconds, how = kernel_cells[kind]
+            elif kind == "measured":
+                seconds = result.timings.get(key)
+                how = (wall if key != "golden_s" else WALL) if seconds is not None else "not reported by this backend"
+            else:
+                seconds, how = None, "the kernel only"
             rows.append(
                 {
                     "step": step,
                     "kind": kind,
                     "seconds": float("nan") if seconds is None else float(seconds),
-                    "how": how if seconds is not None or kind != "measured" else "not reported by this backend",
+                    "how": how,
                     "available": seconds is not None,
                 }
             )
     return pd.DataFrame(rows, columns=["step", "kind", "seconds", "how", "available"])
+
+
+def _measured_kernel(result: Result, kernel: Time, wall: str) -> tuple[float | None, str]:
+    seconds = result.timings.get("kernel_s")
+    if kernel.basis == "measured":
+        return seconds, kernel.how
+    if "npu" in result.trace:
+        return None, "needs an NPU: under the emulated runtime this time is predicted"
+    if result.trace.get("replay"):
+        return seconds, wall
+    return seconds, f"the emulator's run of the kernel on this machine, not a device time ({result.backend} backend)"
 
 
 def errors_of(result: Result, output: str) -> Errors:
@@ -276,3 +300,21 @@ def errors_of(result: Result, output: str) -> Errors:
     ulp_frame and heatmap_frame (a 16M-element output takes about a second)."""
     report = result.reports[output]
     return element_errors(result.outputs[output], result.expected[output], report.dtype, report.standard)
+
+
+def pipe_timeline_frame(prediction: Prediction) -> pd.DataFrame:
+    """A row per busy pipe of each core (perfmodel.pipe_spans): start and end in seconds and µs, whether the core's
+    pipes overlap, and the predicted kernel time (slowest core + launch) with its bottleneck on every row."""
+    import pandas as pd
+
+    from ..perfmodel import pipe_spans
+
+    columns = ["core", "pipe", "start_s", "end_s", "overlapped"]
+    frame = pd.DataFrame(pipe_spans(prediction), columns=columns)
+    frame["start_us"], frame["end_us"] = frame["start_s"] * 1e6, frame["end_s"] * 1e6
+    frame["kernel_us"], frame["bottleneck"] = prediction.kernel_s * 1e6, prediction.bottleneck
+    return frame
+
+
+if TYPE_CHECKING:
+    from ..perfmodel import Prediction

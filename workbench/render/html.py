@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from ..case import Case
     from ..compare import Report
+    from ..criteria import Criterion
     from ..platform import Platform
     from ..runner import Result
     from ..tiling import TilingPlan
@@ -186,9 +187,10 @@ def _duration(seconds: float) -> str:
     return f"{seconds * 1e3:.1f} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.2f} µs"
 
 
-def timings_html(frame: pd.DataFrame) -> str:
+def timings_html(frame: pd.DataFrame, criteria: Sequence[Criterion] = (), device: str = "") -> str:
     """The timings table (frames.timings_frame): a row per step, a column per kind, each cell titled with how it
-    was obtained; the kinds not available yet say so."""
+    was obtained, how each kernel figure was obtained below it, the op's performance criteria as badges, and
+    `device` (device_html: msprof rows and the model's calibration) when there is one."""
     kinds = list(dict.fromkeys(frame["kind"]))
     head = "".join(f"<th>{e(k)}</th>" for k in kinds)
     body = []
@@ -199,14 +201,63 @@ def timings_html(frame: pd.DataFrame) -> str:
             text = _duration(float(row["seconds"])) if row["available"] else "—"
             cells.append(f"<td title='{e(str(row['how']))}'>{text}</td>")
         body.append(f"<tr><th>{e(str(step))}</th>{''.join(cells)}</tr>")
-    notes = []
-    for k in kinds:
-        of_kind = frame[frame["kind"] == k]
-        shown = of_kind[of_kind["available"]]
-        how = str((shown if len(shown) else of_kind)["how"].iloc[0])
-        notes.append(f"<li><b>{e(k)}</b>: {e(how)}{'' if len(shown) else ' (not available in this release)'}</li>")
+    kernel_rows = frame[frame["step"] == "kernel"]
+    notes = [f"<li><b>{e(str(r['kind']))}</b>: {e(str(r['how']))}</li>" for _, r in kernel_rows.iterrows()]
     how = "".join(notes)
     return (
         f"{STYLE}<div class='wb-card'><h4>timings</h4><table><tr><th>step</th>{head}</tr>{''.join(body)}</table>"
-        f"<ul class='wb-muted'>{how}</ul></div>"
+        f"<ul class='wb-muted'>{how}</ul>{criteria_html(criteria)}{device}</div>"
     )
+
+
+BADGE = {"pass": "#2e7d32", "fail": "#c62828", "explain": "#ef6c00", "not evaluated": "#757575"}
+
+
+def criteria_html(criteria: Sequence[Criterion]) -> str:
+    """The op's performance criteria as pass/fail badges, each with its numbers, the basis of its times
+    (measured, predicted or proxy) and its rule in the tooltip."""
+    if not criteria:
+        return ""
+    items = []
+    for c in criteria:
+        basis = f" <i>({e(c.basis)})</i>" if c.basis else ""
+        items.append(
+            f"<li class='wb-criterion' data-status='{e(c.status)}' title='{e(c.rule)}'>"
+            f"<span class='wb-badge' style='background:{BADGE[c.status]};color:#fff'>{e(c.status)}</span> "
+            f"<b>{e(c.name)}</b>{basis}: {e(c.detail)}</li>"
+        )
+    return f"<h4>performance criteria</h4><ul class='wb-criteria'>{''.join(items)}</ul>"
+
+
+def device_html(result: Result) -> str:
+    """The msprof task durations attached to a run (profiling.attach) and, when the run also has an emulator trace,
+    the performance model fitted to the measured kernel time with its prediction error before and after."""
+    from ..criteria import calibrate
+
+    parts = []
+    summary = result.trace.get("msprof")
+    if summary:
+        rows = [
+            (who, r["op_name"], r.get("task_type", ""), r["tasks"], f"{r['median_us']:.3f}", f"{r['min_us']:.3f}",
+             f"{r['max_us']:.3f}")
+            for who in ("kernel", "builtin")
+            for r in summary[who]["rows"]
+        ]  # fmt: skip
+        head = "".join(f"<th>{h}</th>" for h in ("", "op name", "task type", "tasks", "median µs", "min µs", "max µs"))
+        body = "".join("<tr>" + "".join(_td(v) for v in row) + "</tr>" for row in rows)
+        parts.append(
+            f"<h4>msprof</h4><p class='wb-muted'>{e(summary['source'])}</p><table><tr>{head}</tr>{body}</table>"
+        )
+    calibration = calibrate(result)
+    if calibration:
+        prediction, fitted, measured = calibration
+        seconds = measured.seconds or 0.0  # calibrate returns measured times only
+        before = (prediction.kernel_s - seconds) / seconds
+        parts.append(
+            "<h4>model vs measurement</h4>"
+            f"<p>measured {_duration(seconds)}; predicted {_duration(prediction.kernel_s)} "
+            f"(error {before:+.1%}); fitted {_duration(fitted.predicted_s[0])} (error {fitted.rel_errors[0]:+.1%}): "
+            f"MTE time ×{fitted.mem_scale:.3g}, vector time ×{fitted.vec_scale:.3g}, launch "
+            f"{_duration(fitted.launch_s)}</p><p class='wb-muted'>{e(fitted.note)}</p>"
+        )
+    return "".join(parts)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from .._files import atomic_write
 from ..errors import InvalidInput
 from . import charts, frames
-from .html import STYLE, plan_html, result_html, timings_html
+from .html import STYLE, device_html, plan_html, result_html, timings_html
 from .text import plan_text
 
 if TYPE_CHECKING:
@@ -78,13 +78,22 @@ def html_report(result: Result) -> str:
     title = html.escape(f"{result.verdict}: {result.case.label()}")
     tiling = "".join(f"<figure>{svg(c)}</figure>" for c in tiling_charts(result))
     precision = "".join(f"<figure>{svg(c)}</figure>" for c in precision_charts(result))
+    from ..criteria import evaluate
+    from ..perfmodel import predict
+
     timings = frames.timings_frame(result)
+    timing_charts: list[alt.Chart | alt.LayerChart] = [charts.timings_chart(timings)]
+    if result.trace.get("cores"):
+        timing_charts.append(
+            charts.pipe_timeline_chart(frames.pipe_timeline_frame(predict(result.trace, result.case.soc)))
+        )
     return (
         "<!doctype html>\n<html><head><meta charset='utf-8'>"
         f"<title>{title}</title>{STYLE}</head>\n<body>\n"
         f"{result_html(result)}\n{plan_html(result.plan)}\n<div class='wb-card'>{tiling}</div>\n"
         + (f"<div class='wb-card'>{precision}</div>\n" if precision else "")
-        + f"{timings_html(timings)}\n<div class='wb-card'>{svg(charts.timings_chart(timings))}</div>\n"
+        + f"{timings_html(timings, evaluate(result), device_html(result))}\n"
+        + f"<div class='wb-card'>{''.join(f'<figure>{svg(c)}</figure>' for c in timing_charts)}</div>\n"
         f"<div class='wb-card'><pre>{html.escape(plan_text(result.plan, result.case.label()))}</pre></div>\n"
         "</body></html>\n"
     )

@@ -203,8 +203,34 @@ def result_text(res: Result) -> str:
     ]
     diags: Iterable[str] = (line for d in res.diagnostics for line in wrap(str(d), "  "))
     return "\n".join(
-        [*head, *(["diagnostics:", *diags] if res.diagnostics else []), *map(report_text, res.reports.values())]
+        [
+            *head,
+            *(device_lines(res) if "npu" in res.trace else []),
+            *(["diagnostics:", *diags] if res.diagnostics else []),
+            *map(report_text, res.reports.values()),
+        ]
     )
+
+
+def device_lines(res: Result) -> list[str]:
+    """An npu run's kernel and built-in times, each with how it was obtained, the comparisons with the built-in op
+    and the op's performance criteria."""
+    from ..criteria import builtin_time, evaluate, kernel_time
+
+    lines = []
+    for name, t in (("kernel", kernel_time(res)), ("built-in (TBE)", builtin_time(res))):
+        shown = f"{t.seconds * 1e6:.3f} µs {t.basis}" if t.seconds is not None else "—"
+        lines += wrap(f"  {name} time: {shown} ({t.how})")
+    if res.baseline:
+        for out, r in res.baseline.builtin_vs_golden.items():
+            k = res.baseline.kernel_vs_builtin[out]
+            lines += wrap(f"  {out}: TBE vs golden {'PASS' if r.passed else 'FAIL'}; kernel vs TBE: {k.verdict}")
+        for out, d in res.baseline.double_benchmark.items():
+            ratios = ", ".join(f"{k} {v:.3g} (≤ {d.limits[k]:g})" for k, v in d.ratios.items())
+            lines += wrap(f"  {out}: double benchmark {'PASS' if d.passed else 'FAIL'}: {ratios}")
+    for c in evaluate(res):
+        lines += wrap(f"  criterion {c.name}: {c.status}{f' ({c.basis})' if c.basis else ''}: {c.detail}")
+    return lines
 
 
 # -- one-line reprs: what a notebook cell or a debugger shows for the record itself -------------------

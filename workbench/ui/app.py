@@ -27,6 +27,7 @@ from ..errors import WorkbenchError
 from ..opspec import REQUIRED
 from ..pipeline import plan
 from ..platform import PLATFORMS
+from ..profiling import attach
 from ..registry import OPS
 from ..render import frames
 from ..render.report import save_chart
@@ -36,7 +37,6 @@ from .panels import PrecisionPanel, SummaryPanel, TilingPanel, TimingsPanel
 
 DEFAULT = "(op default)"
 SAVE_DIR = "workbench-charts"
-UNAVAILABLE = (("npu", "no CANN / pyACL (`acl`) on this machine: the NPU backend needs an Ascend NPU"),)
 
 
 # the mismatch table is a Select whose rows are fixed-width text: it needs a monospace font to line up
@@ -104,8 +104,9 @@ class Workbench:
         self._dtype_boxes: list[w.Dropdown] = []
         self._attr_widgets: dict[str, w.Widget] = {}
         self.shape_error = w.HTML(layout=w.Layout(max_width="380px")).add_class("wb-shape-error")
+        missing = {n: why for n in backends.names() if (why := backends.unavailable(n))}
         self.backend_note = w.HTML(
-            "<small>" + "; ".join(f"{n}: unavailable ({html.escape(why)})" for n, why in UNAVAILABLE) + "</small>"
+            "<small>" + "; ".join(f"{n}: unavailable ({html.escape(why)})" for n, why in missing.items()) + "</small>"
         )
         self.status = w.HTML().add_class("wb-status")
         self.run_button = w.Button(description="▶ Run", button_style="primary").add_class("wb-run")
@@ -158,6 +159,7 @@ class Workbench:
         self.run_button.on_click(lambda _: self.start_run())
         self.save_button.on_click(self._guard(lambda _=None: self.save_charts()))
         self.reset_button.on_click(self._guard(lambda _=None: self._reset_what_if()))
+        self.timings.msprof_button.on_click(self._guard(lambda _=None: self._import_clicked()))
 
     # -- display -------------------------------------------------------------------------------------
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
@@ -356,6 +358,22 @@ class Workbench:
         self.timings.update(result)
         return result
 
+    def import_msprof(self, source: str | Path) -> Result:
+        """Attach an msprof op_summary of the same case (a CSV or a PROF_* folder) to the last run: the timings
+        panel then shows the device times from it and the performance model fitted to them."""
+        if self.result is None:
+            raise WorkbenchError("msprof", str(source), "a run to attach it to: press Run first")
+        self.result = attach(self.result, source)
+        self.timings.update(self.result)
+        self.status.value = ""
+        return self.result
+
+    def _import_clicked(self) -> None:
+        try:
+            self.import_msprof(self.timings.msprof_path.value.strip())
+        except WorkbenchError as err:
+            self.status.value = _error_html("msprof import refused", str(err))
+
     def save_charts(self, folder: str | Path = SAVE_DIR) -> list[Path]:
         """Every chart on show as PNG (2x, for slides) and SVG, rendered offline by vl-convert, into `folder`
         (created if missing); the status line lists the files."""
@@ -364,6 +382,7 @@ class Workbench:
             "ub": self.tiling.ub,
             **({"ulp": self.precision.ulp, "heatmap": self.precision.heatmap} if self.result else {}),
             **({"timings": self.timings.chart} if self.result else {}),
+            **({"pipes": self.timings.pipes} if self.result and self.timings.pipes.layout.display != "none" else {}),
         }
         label = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.case.label() if self.case else "no-case").strip("_")
         out = Path(folder)

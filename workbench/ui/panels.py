@@ -13,7 +13,7 @@ import altair as alt
 import ipywidgets as w
 
 from ..render import charts, frames
-from ..render.html import STYLE, diagnostic_html, report_html, tiling_panel_html, timings_html
+from ..render.html import STYLE, device_html, diagnostic_html, report_html, tiling_panel_html, timings_html
 from ..render.text import fmt
 
 if TYPE_CHECKING:
@@ -195,17 +195,34 @@ class PrecisionPanel:
 
 
 class TimingsPanel:
-    """Wall times of the steps, laid out for measured, built-in (TBE), predicted and theoretical side by side,
-    each labelled with how it was obtained; the kinds not available yet say so."""
+    """The kernel's measured, built-in (TBE), predicted and theoretical times side by side, each labelled with how
+    it was obtained, the op's performance criteria as pass/fail badges, and the predicted pipes of every core."""
 
     def __init__(self) -> None:
         self.table = w.HTML()
         self.chart = chart_widget("wb-timings-chart")
-        self.widget = w.HBox([self.table, self.chart], layout=w.Layout(flex_flow="row wrap")).add_class("wb-timings")
+        self.pipes = chart_widget("wb-pipes-chart")
+        self.msprof_path = w.Text(placeholder="msprof op_summary CSV or PROF_* folder", layout=w.Layout(width="320px"))
+        self.msprof_button = w.Button(description="import msprof", tooltip="attach device task durations to this run")
+        self.msprof_path.add_class("wb-msprof-path")
+        self.msprof_button.add_class("wb-msprof-import")
+        importer = w.HBox([self.msprof_path, self.msprof_button])
+        charts_box = w.HBox([self.chart, self.pipes], layout=w.Layout(flex_flow="row wrap"))
+        self.widget = w.VBox([w.HBox([self.table, importer], layout=w.Layout(flex_flow="row wrap")), charts_box])
+        self.widget.add_class("wb-timings")
         self.widget.layout.display = "none"
 
     def update(self, result: Result) -> None:
+        from ..criteria import evaluate
+        from ..perfmodel import predict
+
         frame = frames.timings_frame(result)
         self.widget.layout.display = ""
-        self.table.value = timings_html(frame)
+        self.table.value = timings_html(frame, evaluate(result), device_html(result))
         self.chart.chart = charts.timings_chart(frame).properties(width=320)
+        if result.trace.get("cores"):
+            timeline = frames.pipe_timeline_frame(predict(result.trace, result.case.soc))
+            self.pipes.chart = charts.pipe_timeline_chart(timeline).properties(width=CHART_WIDTH)
+            self.pipes.layout.display = ""
+        else:
+            self.pipes.layout.display = "none"

@@ -11,6 +11,8 @@ from ...errors import ACLNN_ERR_PARAM_INVALID as INVALID
 from ...errors import ACLNN_ERR_PARAM_NULLPTR as NULLPTR
 from ...errors import InvalidAttr, InvalidDtype, InvalidFormat, InvalidShape, NullTensor
 from ...opspec import KernelInfo, OpSpec, TensorDesc, TensorSpec
+from .builtin import builtin
+from .criteria import criteria
 from .golden import golden
 from .inputs import DISTRIBUTIONS, make_inputs
 from .layout import CastTilingData
@@ -140,4 +142,6 @@ SPEC = OpSpec(
     standard=standard,
     dtype_fill=dtype_fill,
     kernel=kernel,
+    builtin=builtin,
+    criteria=criteria,
 )

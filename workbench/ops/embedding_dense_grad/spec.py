@@ -19,6 +19,8 @@ from ...errors import (
     NullTensor,
 )
 from ...opspec import REQUIRED, AttrSpec, KernelInfo, OpSpec, TensorDesc, TensorSpec
+from .builtin import builtin
+from .criteria import criteria
 from .golden import golden
 from .inputs import DISTRIBUTIONS, make_inputs
 from .layout import EmbeddingDenseGradTilingData
@@ -163,5 +165,7 @@ SPEC = OpSpec(
     standard=standard,
     dtype_fill=dtype_fill,
     kernel=kernel,
+    builtin=builtin,
+    criteria=criteria,
     check_data=check_data,
 )

@@ -19,6 +19,8 @@ from ...errors import (
     NullTensor,
 )
 from ...opspec import KernelInfo, OpSpec, TensorDesc, TensorSpec
+from .builtin import builtin
+from .criteria import criteria
 from .golden import golden
 from .inputs import DISTRIBUTIONS, make_inputs
 from .layout import HEADER, SoftmaxCrossEntropyWithLogitsTilingData
@@ -147,5 +149,7 @@ SPEC = OpSpec(
     standard=standard,
     check_data=check_data,
     kernel=kernel,
+    builtin=builtin,
+    criteria=criteria,
     default_format=default_format,
 )

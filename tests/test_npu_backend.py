@@ -1,0 +1,296 @@
+"""The npu backend's own code, end to end under the emulated ACL runtime (WORKBENCH_ACL=emulated): build skipped,
+device memory, the ctypes launch through aclrtlaunch_<kernel>, event timing, copies back, comparison."""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import workbench as wb
+from workbench.backends import npu
+from workbench.criteria import evaluate
+from workbench.launch import prepare
+from workbench.npu import acl_emulated, aclrtlaunch
+from workbench.npu.acl_runtime import ACL_EVENT_TIME_LINE, AclError, Device, acl_module, ok
+from workbench.perfmodel import predict
+from workbench.render.frames import timings_frame
+
+CASES = [
+    wb.Case("cast", ("float32", "float16"), (4099,)),
+    wb.Case("embedding_dense_grad", ("float32", "int32"), (64, 24), attrs={"num_weights": 50}),
+    wb.Case("softmax_cross_entropy_with_logits", ("float32",), (8, 100)),
+]
+
+
+@pytest.fixture
+def emulated(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WORKBENCH_ACL", "emulated")
+    for env in (npu.WARMUP_ENV, npu.REPEATS_ENV):
+        monkeypatch.delenv(env, raising=False)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.op)
+def test_the_npu_path_runs_every_op_under_the_emulated_runtime(case: wb.Case, emulated: None) -> None:
+    result = wb.run(case, backend="npu")
+    on_emu = wb.run(case, backend="emu")
+    assert result.passed and result.exit_code == 0, result.text()
+    for name, out in on_emu.outputs.items():  # the same kernel on the same emulator, reached through ACL
+        assert result.outputs[name].tobytes() == out.tobytes()
+    info = result.trace["npu"]
+    assert info["emulated"] and info["timing"] == "predicted" and "predicted" in info["how"]
+    assert info["builtin"].startswith("needs an NPU") and result.builtin is None and result.baseline is None
+    # the stream's clock advanced by the model's prediction for the launch's trace
+    expected = predict(result.trace, case.soc).kernel_s
+    assert result.timings["kernel_s"] == pytest.approx(expected, rel=1e-9) and expected > 0
+    frame = timings_frame(result).set_index(["step", "kind"])
+    assert np.isnan(frame.loc[("kernel", "measured"), "seconds"])
+    assert frame.loc[("kernel", "measured"), "how"].startswith("needs an NPU")
+    assert frame.loc[("kernel", "predicted"), "seconds"] == pytest.approx(expected)
+    assert "needs an NPU" in frame.loc[("kernel", "built-in"), "how"]
+    assert all(c.basis in ("predicted", "proxy", "") for c in evaluate(result))  # nothing claims a measurement
+
+
+def test_repeated_launches_are_each_timed_and_reset_by_the_launcher(
+    emulated: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(npu.WARMUP_ENV, "1")
+    monkeypatch.setenv(npu.REPEATS_ENV, "3")
+    case = CASES[1]  # EmbeddingDenseGrad adds atomically into out: without a memset before each launch it doubles
+    result = wb.run(case, backend="npu")
+    samples = result.trace["npu"]["kernel_samples_s"]
+    assert result.passed and len(samples) == 3 and samples == pytest.approx([samples[0]] * 3, rel=1e-9)
+    assert "median of 3 launch(es) after 1 warm-up" in result.trace["npu"]["how"]
+
+
+def test_a_launcher_that_skips_the_memsets_is_caught(emulated: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    # out and the workspace must start zeroed (the kernel's contract): without it the emulated device's
+    # allocations hold stale bytes and EmbeddingDenseGrad's sums come out wrong
+    monkeypatch.setattr(Device, "memset", lambda self, ptr, n, value: None)
+    result = wb.run(CASES[1], backend="npu")
+    assert not result.passed
+
+
+def test_a_trapping_kernel_fails_at_synchronize_with_the_emulators_diagnostics(
+    emulated: None, tmp_path: object
+) -> None:
+    case = CASES[0]
+    source = wb.copy_kernel(case, tmp_path)
+    text = source.read_text()
+    good = "yGm_.SetGlobalBuffer(reinterpret_cast<__gm__ DstT*>(y), "
+    planted = text.replace(good, "yGm_.SetGlobalBuffer(reinterpret_cast<__gm__ DstT*>(y) + 100000, ")  # past out
+    assert planted != text
+    source.write_text(planted)
+    result = wb.run(case, backend="npu", kernel=source)
+    assert result.faulted and result.exit_code == 1
+    assert any(d.is_fault and d.line > 0 for d in result.diagnostics)  # file:line from the emulator, not just 507015
+
+
+def test_counts_refuse_bad_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(npu.REPEATS_ENV, "0")
+    with pytest.raises(wb.WorkbenchError, match=r"WORKBENCH_NPU_REPEATS.*integer in \[1, 10000\]"):
+        npu.counts(False)
+    monkeypatch.setenv(npu.REPEATS_ENV, "7")
+    assert npu.counts(True) == npu.Counts(0, 7)
+
+
+def test_without_cann_the_cli_exits_2_naming_what_is_missing() -> None:
+    env = {k: v for k, v in __import__("os").environ.items() if k not in ("WORKBENCH_ACL", "ASCEND_HOME_PATH")}
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "workbench",
+            "run",
+            "cast",
+            "--dtype",
+            "float32:float16",
+            "--shape",
+            "64",
+            "--backend",
+            "npu",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "pyACL" in proc.stderr and "CANN" in proc.stderr and "set_env.sh" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_the_cli_under_the_emulated_runtime_labels_every_kernel_time_predicted() -> None:
+    env = {**__import__("os").environ, "WORKBENCH_ACL": "emulated"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "workbench", "run", "softmax_cross_entropy_with_logits", "--dtype", "float32",
+         "--shape", "8,100", "--backend", "npu"],
+        capture_output=True, text=True, env=env, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"kernel time: [\d.]+ µs predicted", proc.stdout)
+    assert "built-in (TBE) time: — (needs an NPU" in proc.stdout
+    assert "measured" not in proc.stdout.split("kernel time:")[1].split("\n")[0]
+
+
+# -- the generated launch function --------------------------------------------------------------------------------
+_CTYPES = {"void*": ctypes.c_void_p, "uint32_t": ctypes.c_uint32, "aclrtStream": ctypes.c_void_p}
+
+
+def _declared_parameters(source: str, entry: str) -> list[str]:
+    m = re.search(rf'extern "C" __global__ __aicore__ void {entry}\(([^)]*)\)', source)
+    assert m, entry
+    return [" ".join(p.split()) for p in m.group(1).split(",")]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.op)
+def test_the_ctypes_prototype_is_the_generated_header_of_the_kernels_declaration(case: wb.Case) -> None:
+    launch = prepare(case, wb.plan(case), wb.make_inputs(case))
+    params = _declared_parameters(launch.source.read_text(), launch.entry)
+    # the generation rules: GM_ADDR -> void*, a struct by value -> a host pointer to it; blockDim and stream first
+    expected = [ctypes.c_uint32, ctypes.c_void_p]
+    for p in params:
+        ctype, _ = p.rsplit(" ", 1)
+        expected.append(ctypes.c_void_p if ctype == "GM_ADDR" else ctypes.POINTER(case.spec.tiling_struct))
+        if ctype != "GM_ADDR":
+            assert ctype == case.spec.tiling_struct.__name__
+    restype, argtypes = aclrtlaunch.prototype(launch)
+    assert restype is ctypes.c_uint32 and argtypes == expected
+    decl = aclrtlaunch.c_declaration(launch)
+    assert decl.startswith(f'extern "C" uint32_t aclrtlaunch_{launch.entry}(uint32_t blockDim, aclrtStream stream')
+    assert [p.split()[-1] for p in params] == [a.split()[-1].rstrip(");") for a in decl.split("(", 1)[1].split(",")[2:]]
+
+
+def test_the_emulated_launch_function_marshals_like_a_shared_library(emulated: None) -> None:
+    case = CASES[0]
+    launch = prepare(case, wb.plan(case), wb.make_inputs(case))
+    fn = aclrtlaunch.bind(acl_emulated.kernel_library(launch), launch)
+    assert isinstance(fn, ctypes._CFuncPtr) and fn.argtypes == aclrtlaunch.prototype(launch)[1]
+    with pytest.raises(ctypes.ArgumentError):  # a float where a pointer belongs is refused as on a real library
+        fn(1, 0, 1.5, 0, 0, None)
+    with pytest.raises(wb.WorkbenchError, match="aclrtlaunch_cast_kernel"):
+        aclrtlaunch.bind(object(), launch)
+
+
+# -- the emulated runtime's own contract --------------------------------------------------------------------------
+def test_emulated_memory_events_and_errors(emulated: None) -> None:
+    acl = acl_module()
+    assert acl is acl_emulated
+    with Device(acl) as dev:
+        ptr = dev.malloc(100)
+        alloc = acl_emulated._S.allocations[ptr]
+        assert ptr % 64 == 0 and alloc.buffer.nbytes == 128 + 32 and alloc.buffer[0] != 0  # aclrtMalloc: not zeroed
+        with pytest.raises(AclError, match="107000"):
+            ok(acl.rt.memcpy(ptr + 200, 16, np.zeros(4).ctypes.data, 16, 1), "rt.memcpy")  # outside the allocation
+        data = np.arange(25, dtype=np.float32)
+        back = np.empty_like(data)
+        dev_copy = dev.to_device(data)
+        dev.to_host(dev_copy, back)
+        assert np.array_equal(back, data)
+        sync_only, _ = acl.rt.create_event_with_flag(0x1)  # ACL_EVENT_SYNC: no timestamp
+        timed, _ = acl.rt.create_event_with_flag(ACL_EVENT_TIME_LINE)
+        for ev in (sync_only, timed):
+            assert acl.rt.record_event(ev, dev.stream) == 0
+        assert acl.rt.event_elapsed_time(sync_only, timed) == (0.0, 107006)
+        assert acl.rt.event_elapsed_time(timed, timed) == (0.0, 0)
+    assert acl_emulated._S.allocations == {} and not acl_emulated._S.initialised  # everything freed, finalised
+
+
+# -- the built-in op on device memory, through a stand-in aclnn library -------------------------------------------
+class FakeCast:
+    """aclnnCast stand-ins with the real prototypes: phase 2 writes `payload` into the output tensor's memory."""
+
+    def __init__(self, payload: np.ndarray) -> None:
+        self.payload, self.data, self.launches = payload, {}, 0
+
+    def library(self) -> object:
+        from workbench.npu.aclnn import PROTOTYPES, AclnnLibrary
+
+        def create(dims, n, dtype, strides, offset, fmt, storage, sn, data):  # type: ignore[no-untyped-def]
+            handle = 0x100 + len(self.data)
+            self.data[handle] = data
+            return handle
+
+        def phase1(src, dtype, out, workspace, executor):  # type: ignore[no-untyped-def]
+            self.out = self.data[out]
+            workspace[0], executor[0] = 64, 0xE0
+            return 0
+
+        def phase2(workspace, size, executor, stream):  # type: ignore[no-untyped-def]
+            ctypes.memmove(self.out, self.payload.ctypes.data, self.payload.nbytes)
+            self.launches += 1
+            return 0
+
+        handlers = {"aclCreateTensor": create, "aclnnCastGetWorkspaceSize": phase1, "aclnnCast": phase2}
+        names = ("aclDestroyTensor", "aclSetAclOpExecutorRepeatable", "aclDestroyAclOpExecutor", *handlers)
+        functions = {
+            name: ctypes.CFUNCTYPE(PROTOTYPES[name][0], *PROTOTYPES[name][1])(handlers.get(name, lambda *a: 0))
+            for name in names
+        }
+        return AclnnLibrary(functions, ("fake",))
+
+
+def test_the_builtin_op_runs_on_its_own_buffers_and_is_timed(emulated: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    case = CASES[0]
+    inputs = wb.make_inputs(case)
+    launch = prepare(case, wb.plan(case), inputs)
+    payload = wb.golden(case, inputs)["y"]
+    fake = FakeCast(payload)
+    monkeypatch.setattr("workbench.npu.aclnn.load", lambda home=None: fake.library())
+    with Device(acl_module()) as dev:
+        timed = npu._run_builtin(dev, launch, npu.Counts(1, 2))
+    assert timed is not None and timed.outputs is not None and fake.launches == 3
+    assert timed.outputs["y"].tobytes() == payload.tobytes() and len(timed.samples) == 2
+    assert "aclnnCast through aclnn (2 timed launches)" in timed.note
+    assert timed.outputs["y"] is not launch.outputs["y"]  # its own buffers: the kernel's outputs stay its own
+
+
+def test_a_failing_builtin_op_is_a_note_not_a_failed_run(emulated: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    case = CASES[1]
+    launch = prepare(case, wb.plan(case), wb.make_inputs(case))
+
+    def refuse(home: object = None) -> object:
+        raise wb.WorkbenchError("aclnnEmbeddingDenseBackward", 561103, "a supported SoC")
+
+    monkeypatch.setattr("workbench.npu.aclnn.load", refuse)
+    with Device(acl_module()) as dev:
+        timed = npu._run_builtin(dev, launch, npu.Counts(0, 1))
+    assert timed is not None and timed.outputs is None and timed.note.startswith("the built-in op failed")
+    assert "Atlas inference" in timed.note or "Ascend310P" in timed.note  # the call's own caveat travels with it
+
+
+def test_profiling_needs_a_device_and_says_so(
+    emulated: None, monkeypatch: pytest.MonkeyPatch, tmp_path: object
+) -> None:
+    monkeypatch.setenv(npu.PROFILE_ENV, str(tmp_path))
+    with pytest.raises(wb.WorkbenchError, match=r"acl\.prof"):
+        wb.run(CASES[2], backend="npu")
+
+
+def test_profiling_wraps_the_block_in_the_acl_prof_sequence(emulated: None) -> None:
+    from types import SimpleNamespace
+
+    calls: list[tuple[object, ...]] = []
+
+    def rec(name: str, ret: object = 0) -> object:
+        return lambda *args: calls.append((name, *args)) or ret
+
+    prof = SimpleNamespace(
+        init=rec("init"),
+        create_config=rec("create_config", 0xC0),
+        start=rec("start"),
+        stop=rec("stop"),
+        destroy_config=rec("destroy_config"),
+        finalize=rec("finalize"),
+    )
+    acl = SimpleNamespace(
+        **{k: getattr(acl_emulated, k) for k in ("init", "finalize", "rt", "get_soc_name")}, prof=prof
+    )
+    with Device(acl) as dev, dev.profiling("/tmp/prof"):  # type: ignore[arg-type]
+        calls.append(("work",))
+    assert [c[0] for c in calls] == ["init", "create_config", "start", "work", "stop", "destroy_config", "finalize"]
+    assert calls[1][1:] == ([0], 1, 0, 0x1 | 0x2 | 0x4)  # device 0, pipe utilisation, ACL API | task time | AI Core
