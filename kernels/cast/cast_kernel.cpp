@@ -574,6 +574,9 @@ private:
 extern "C" __global__ __aicore__ void cast_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, CastTilingData tiling)
 {
     (void)workspace;  // no user workspace (§1)
+    // AI Cores only: the Atlas inference default made explicit (CANN "Setting the Kernel Type" allows AICORE and
+    // MIX_VECTOR_CORE there; docs/device-readiness.md §1).
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AICORE);
     // A build for another pair than the host planned would compute the wrong chain: write nothing, so the
     // mismatch shows as an unwritten output instead of plausible numbers.
     if (tiling.pathClass != cast_impl::PATH || tiling.usedCoreNum == 0) return;

@@ -10,7 +10,9 @@
 //
 // 310P has no DataCopyPad: every copy moves whole 32 B blocks.  With D % 8 == 0 every GM offset is a multiple of
 // 8 floats; otherwise (§3.6) rows are accumulated lane by lane into zero-masked 32 B covering windows that are
-// flushed atomically, so a neighbouring row only receives +0.
+// flushed atomically, so a neighbouring row only receives +0.  No write leaves out: a window that would pass
+// out's end stops at its last whole block, and the lanes after that go out in one block ending exactly at out's
+// end (docs/device-readiness.md §4; the spec's 7a slack is read, never written).
 //
 // The launcher zeroes out and the user workspace (counts + sync slots) before the launch (DECISION-EDG-4/5):
 // this kernel never zeroes GM.
@@ -29,6 +31,10 @@ constexpr int64_t P2_WIN = 4096;        // unaligned Phase-2 read-modify-write w
 
 __aicore__ inline int64_t Align8(int64_t x) { return (x + LANES - 1) / LANES * LANES; }
 __aicore__ inline int64_t Min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+// A vector instruction that reads what the previous one wrote waits for it (CANN PipeBarrier: same-pipe data
+// dependencies need PipeBarrier<PIPE_V>; docs/device-readiness.md §2).
+__aicore__ inline void VBar() { PipeBarrier<PIPE_V>(); }
 
 template <bool WITH_FREQ>
 class KernelEdg {
@@ -96,6 +102,7 @@ public:
         gradLocal_ = gradBuf_.Get<float>();
         cntLocal_ = cntBuf_.Get<float>();
         syncLocal_ = syncBuf_.Get<int32_t>();
+        endLocal_ = syncBuf_.Get<float>();  // Phase 1's end block; the barrier reuses syncBuf only after Phase 1
     }
 
     __aicore__ inline void Process()
@@ -229,6 +236,7 @@ private:
                             Adds(accLocal_, row, 0.0f, n);
                         }
                     } else if (Valid(k)) {
+                        VBar();  // acc is the previous Adds/Add's result
                         Add(accLocal_, accLocal_, row, n);
                     }
                     ++segLen;
@@ -241,6 +249,11 @@ private:
     }
 
     // ---------------------------------------------------------------- §3.6 unaligned D (either key)
+    // The covering window [base, base + align8(off + cLen)) of the row chunk at q = k * D + cOff may pass the end
+    // of out (by <= 7 lanes, only near the last row).  Those bytes are not out's, so the window is cut at its
+    // last whole block inside out and the lanes after it go out in one block that ends exactly at out's end, its
+    // other lanes +0 (an atomic +0 inside out, as the window's own zero lanes).  Below 8 elements of out no block
+    // fits at all: one core runs Phase 1 alone and adds with scalar stores (Phase1Unaligned).
     __aicore__ inline void FlushWindow(int64_t k, int64_t segLen, int64_t c, int64_t cOff, int64_t cLen)
     {
         if (!Valid(k)) {
@@ -250,20 +263,65 @@ private:
         if (count) {
             cntLocal_.SetValue(static_cast<uint32_t>(k % LANES), static_cast<float>(segLen));
         }
-        int64_t q = k * d_ + cOff;
-        int64_t off = q % LANES;
-        Sync<HardEvent::S_MTE3>();  // accWin (and the count lane) were written by the scalar unit
-        // lanes outside [off, off + cLen) hold +0: the neighbouring rows receive +0; the window may end
-        // <= 28 B past out (DECISION-EDG-7a)
-        DataCopy(outGm_[static_cast<uint64_t>(q - off)], accLocal_, static_cast<uint32_t>(Align8(off + cLen)));
+        const int64_t q = k * d_ + cOff;
+        const int64_t base = q - q % LANES;
+        const int64_t len = Align8(q % LANES + cLen);
+        const int64_t total = nW_ * d_;
+        const int64_t inside = base + len <= total ? len : (total - base) / LANES * LANES;  // whole blocks in out
+        const bool rest = inside < len;  // lanes [base + inside, q + cLen) are still to go
+        if (rest && total >= LANES) {
+            StageEndBlock(base, base + inside, total);
+        }
+        Sync<HardEvent::S_MTE3>();  // accWin, the end block and the count lane were written by the scalar unit
+        if (inside > 0) {
+            DataCopy(outGm_[static_cast<uint64_t>(base)], accLocal_, static_cast<uint32_t>(inside));
+        }
+        if (rest) {
+            if (total >= LANES) {
+                DataCopy(outGm_[static_cast<uint64_t>(total - LANES)], endLocal_, static_cast<uint32_t>(LANES));
+            } else {
+                AddScalar(q, q + cLen, base);
+            }
+        }
         if (count) {
             FlushCount(k);
+        } else if (rest) {
+            Sync<HardEvent::MTE3_S>();  // the end block is rebuilt by the scalar unit for a later segment
         }
         Sync<HardEvent::MTE3_V>();  // the next segment clears accWin with Duplicate
     }
 
+    // endLocal_ = out[total - 8, total) as seen from accWin (whose lane 0 is flat element `base`): the lanes from
+    // `from` on carry accWin's values, the ones before it +0 (the window's whole blocks already cover them).
+    __aicore__ inline void StageEndBlock(int64_t base, int64_t from, int64_t total)
+    {
+        for (int64_t i = 0; i < LANES; ++i) {
+            int64_t p = total - LANES + i;
+            float v = p >= from ? accLocal_.GetValue(static_cast<uint32_t>(p - base)) : 0.0f;
+            endLocal_.SetValue(static_cast<uint32_t>(i), v);
+        }
+    }
+
+    // out[p] += accWin[p - base] for p in [lo, hi) with scalar stores: only when out has < 8 elements, where the
+    // single core running Phase 1 owns all of out (no other core adds to it).
+    __aicore__ inline void AddScalar(int64_t lo, int64_t hi, int64_t base)
+    {
+        for (int64_t p = lo; p < hi; ++p) {
+            float v = outGm_.GetValue(static_cast<uint64_t>(p)) + accLocal_.GetValue(static_cast<uint32_t>(p - base));
+            outGm_.SetValue(static_cast<uint64_t>(p), v);
+        }
+        DataCacheCleanAndInvalid<float, CacheLine::ENTIRE_DATA_CACHE>(outGm_);  // to GM before the other cores read
+    }
+
     __aicore__ inline void Phase1Unaligned()
     {
+        if (nW_ * d_ < LANES) {  // no 32 B block fits in out: core 0 adds every row with scalar stores
+            if (block_ != 0) {
+                return;
+            }
+            rowStart_ = 0;
+            rowEnd_ = n_;
+        }
         bool loaded = false;
         for (int64_t c = 0; c < colLoop_; ++c) {
             int64_t cOff = c * cLenMax_;
@@ -398,8 +456,9 @@ private:
     }
 
     // Unaligned D: this core owns the flat elements [8 * p2Start, 8 * p2End) of out and read-modify-writes them
-    // in windows of <= 4096 elements (<= 2048 when the unaligned UB plan has no 16 KiB window).  Elements
-    // >= numWeights * D (the tail of the last unit, in out's slack) are written back unchanged.
+    // in windows of <= 4096 elements (<= 2048 when the unaligned UB plan has no 16 KiB window).  Whole blocks move
+    // by DataCopy; the last unit's lanes that are out's (fewer than 8) move by scalar loads and stores, so nothing
+    // at or past numWeights * D is read or written.
     __aicore__ inline void Phase2Unaligned()
     {
         LocalTensor<float> buf = win_ >= P2_WIN ? gradLocal_ : idxLocal_.ReinterpretCast<float>();
@@ -408,9 +467,10 @@ private:
         cntBase_ = -1;
         bool stored = false;
         for (int64_t e = p2Start_ * LANES; e < p2End_ * LANES; e += winMax) {
-            int64_t len = Min64(winMax, p2End_ * LANES - e);
+            int64_t inside = Min64(Min64(winMax, p2End_ * LANES - e), total - e);  // the window's elements of out
+            int64_t blocks = inside / LANES * LANES;
             int64_t kLo = e / d_;
-            int64_t kHi = Min64(nW_ - 1, (e + len - 1) / d_);
+            int64_t kHi = (e + inside - 1) / d_;
             bool any = false;
             for (int64_t k = kLo; k <= kHi && !any; ++k) {
                 any = CountBlk(k) >= 2.0f;
@@ -422,8 +482,17 @@ private:
                 Sync<HardEvent::MTE3_MTE2>();
             }
             Sync<HardEvent::S_MTE2>();
-            DataCopy(buf, outGm_[static_cast<uint64_t>(e)], static_cast<uint32_t>(len));
+            if (blocks > 0) {
+                DataCopy(buf, outGm_[static_cast<uint64_t>(e)], static_cast<uint32_t>(blocks));
+            }
             Sync<HardEvent::MTE2_S>();
+            if (blocks < inside) {
+                // the scalar loads must see Phase 1's adds, not a line cached before them
+                DataCacheCleanAndInvalid<float, CacheLine::ENTIRE_DATA_CACHE>(outGm_);
+                for (int64_t x = blocks; x < inside; ++x) {
+                    buf.SetValue(static_cast<uint32_t>(x), outGm_.GetValue(static_cast<uint64_t>(e + x)));
+                }
+            }
             for (int64_t k = kLo; k <= kHi; ++k) {
                 float cnt = CountBlk(k);
                 if (!(cnt >= 2.0f)) {
@@ -431,14 +500,22 @@ private:
                 }
                 float scale = 1.0f / cnt;
                 int64_t lo = k * d_ > e ? k * d_ : e;
-                int64_t hi = Min64(Min64((k + 1) * d_, e + len), total);
+                int64_t hi = Min64((k + 1) * d_, e + inside);
                 for (int64_t x = lo; x < hi; ++x) {
                     uint32_t o = static_cast<uint32_t>(x - e);
                     buf.SetValue(o, buf.GetValue(o) * scale);
                 }
             }
             Sync<HardEvent::S_MTE3>();
-            DataCopy(outGm_[static_cast<uint64_t>(e)], buf, static_cast<uint32_t>(len));
+            if (blocks > 0) {
+                DataCopy(outGm_[static_cast<uint64_t>(e)], buf, static_cast<uint32_t>(blocks));
+            }
+            if (blocks < inside) {
+                for (int64_t x = blocks; x < inside; ++x) {
+                    outGm_.SetValue(static_cast<uint64_t>(e + x), buf.GetValue(static_cast<uint32_t>(x)));
+                }
+                DataCacheCleanAndInvalid<float, CacheLine::ENTIRE_DATA_CACHE>(outGm_);
+            }
             stored = true;
         }
     }
@@ -446,7 +523,7 @@ private:
     TPipe pipe_;
     TBuf<TPosition::VECCALC> idxBuf_, accBuf_, gradBuf_, cntBuf_, syncBuf_;
     LocalTensor<int32_t> idxLocal_, syncLocal_;
-    LocalTensor<float> accLocal_, gradLocal_, cntLocal_;
+    LocalTensor<float> accLocal_, gradLocal_, cntLocal_, endLocal_;
     GlobalTensor<float> gradGm_, outGm_, countsGm_;
     GlobalTensor<int32_t> idxGm_, slotGm_;
 
@@ -469,6 +546,9 @@ extern "C" __global__ __aicore__ void embedding_dense_grad_kernel(GM_ADDR grad, 
                                                                   GM_ADDR workspace,
                                                                   EmbeddingDenseGradTilingData tiling)
 {
+    // AI Cores only (one block per AI Core, all resident for the §3.7 barrier); the Atlas inference default made
+    // explicit (CANN "Setting the Kernel Type"; docs/device-readiness.md §1).
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AICORE);
     if (tiling.scaleGradByFreq != 0) {
         KernelEmbeddingDenseGradWithFreq op;
         op.Init(grad, sort_indices, out, workspace, tiling);

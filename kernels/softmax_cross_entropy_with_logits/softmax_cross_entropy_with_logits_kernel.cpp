@@ -47,6 +47,11 @@ struct IsSame<A, A> {
 __aicore__ inline uint32_t CeilDiv(uint32_t x, uint32_t y) { return (x + y - 1) / y; }
 __aicore__ inline uint32_t AlignUp(uint32_t x, uint32_t y) { return CeilDiv(x, y) * y; }
 
+// A vector instruction that reads what an earlier one wrote waits for it: CANN's PipeBarrier page asks for
+// PipeBarrier<PIPE_V> between same-pipe instructions with a data dependency (docs/device-readiness.md §2). Auto-sync
+// may insert it as well; stating it keeps the kernel correct without relying on that.
+__aicore__ inline void VBar() { PipeBarrier<PIPE_V>(); }
+
 // Scalar reads of vector results (row max / sum / log sum) need the V pipe drained first.
 __aicore__ inline void WaitVectorForScalar()
 {
@@ -119,6 +124,7 @@ private:
         } else {
             LocalTensor<float> f = buf.Get<float>();
             Cast(f, in, RoundMode::CAST_NONE, n);
+            VBar();  // every caller reads f next
             return f;
         }
     }
@@ -135,6 +141,7 @@ private:
     __aicore__ inline void Narrow(const LocalTensor<T>& out, const LocalTensor<float>& f, uint32_t n)
     {
         if constexpr (!F32) {
+            VBar();  // f is the previous vector instruction's result
             Cast(out, f, RoundMode::CAST_RINT, n);
         }
     }
@@ -285,7 +292,9 @@ private:
         Sub(xf, xf, xf, n);  // z
         LocalTensor<T> bp = bq_.AllocTensor<T>();
         LocalTensor<float> bw = Wide(bp, t2_);
+        VBar();
         Adds(bw, xf, 1.0f, n);
+        VBar();
         Sub(bw, bw, yf, n);
         Narrow(bp, bw, n);
         bq_.EnQue(bp);
@@ -310,29 +319,41 @@ private:
                                      const LocalTensor<float>& lossOut, uint32_t c, uint32_t la)
     {
         const uint32_t cnt = c * la;
+        VBar();  // X and Y may come from vector instructions (Gather, Widen)
         Max(m, X, X[la], la);
         for (uint32_t k = 2; k < c; ++k) {
+            VBar();
             Max(m, m, X[k * la], la);
         }
+        VBar();
         for (uint32_t k = 0; k < c; ++k) {
             Sub(X[k * la], X[k * la], m, la);  // z
         }
+        VBar();
         Exp(E, X, cnt);
+        VBar();
         Add(s, E, E[la], la);
         for (uint32_t k = 2; k < c; ++k) {
+            VBar();
             Add(s, s, E[k * la], la);
         }
+        VBar();
         for (uint32_t k = 0; k < c; ++k) {
             Div(E[k * la], E[k * la], s, la);  // p = e / s
         }
+        VBar();
         Sub(bpOut, E, Y, cnt);
         Ln(m, s, la);  // m is dead: reuse it for log s
+        VBar();
         for (uint32_t k = 0; k < c; ++k) {
             Sub(X[k * la], m, X[k * la], la);  // log s - z
         }
+        VBar();
         Mul(X, Y, X, cnt);
+        VBar();
         Add(lossOut, X, X[la], la);
         for (uint32_t k = 2; k < c; ++k) {
+            VBar();
             Add(lossOut, lossOut, X[k * la], la);
         }
     }
@@ -427,12 +448,17 @@ private:
         LocalTensor<float> j = t2_.Get<float>();
         LocalTensor<float> f = t0_.Get<float>();
         CreateVecIndex(j, 0.0f, la);
+        VBar();
         Mins(j, j, static_cast<float>(rows - 1), static_cast<int32_t>(la));
+        VBar();
         Muls(j, j, static_cast<float>(r_ * sizeof(float)), static_cast<int32_t>(la));
+        VBar();
         for (uint32_t c = 0; c < r_; ++c) {
             Adds(f[c * la], j, static_cast<float>(c * sizeof(float)), static_cast<int32_t>(la));
         }
+        VBar();
         Cast(off0_.Get<int32_t>(), f, RoundMode::CAST_RINT, r_ * la);
+        VBar();  // the tiles' Gathers read the offsets
     }
     __aicore__ inline void BuildInverseOffsets(uint32_t rows, uint32_t la)
     {
@@ -444,15 +470,25 @@ private:
         LocalTensor<int32_t> inv = off1_.Get<int32_t>();
         CreateVecIndex(k, 0.0f, n);                       // packed position k = j*C + c
         Duplicate(w, static_cast<float>(r_), ni);
+        VBar();
         Div(j, k, w, ni);                                 // j + c/C, c/C <= 7/8: floor is exact
+        VBar();
         Cast(inv, j, RoundMode::CAST_FLOOR, n);
+        VBar();
         Cast(j, inv, RoundMode::CAST_NONE, n);            // j
+        VBar();
         Muls(w, j, -static_cast<float>(r_), ni);
+        VBar();
         Add(w, w, k, ni);                                 // c = k - j*C
+        VBar();
         Muls(w, w, static_cast<float>(la), ni);
+        VBar();
         Add(w, w, j, ni);
+        VBar();
         Muls(w, w, static_cast<float>(sizeof(float)), ni);  // (c*la + j) * 4
+        VBar();
         Cast(inv, w, RoundMode::CAST_RINT, n);
+        VBar();  // the tiles' Gathers read the offsets
     }
     __aicore__ inline void SmallCTile(int64_t a, uint32_t n, uint32_t la)
     {
@@ -478,6 +514,7 @@ private:
         lq_.EnQue(lo);
         LocalTensor<T> bp = bq_.AllocTensor<T>();
         LocalTensor<float> bw = Wide(bp, t3_);
+        VBar();
         Gather(bw, ep, inv, 0u, packed);
         Narrow(bp, bw, packed);
         bq_.EnQue(bp);
@@ -589,23 +626,33 @@ private:
         LocalTensor<float> xf = Widen(x, t0_, cnt);
         LocalTensor<float> yf = Widen(y, t2_, cnt);
         RowsReduce(true, rowA, xf, n, ra);
+        VBar();
         BroadcastRows(brc, rowA, n);
+        VBar();
         RowBroadcastOp(false, z, xf, brc, n, ra, false);  // z = x - m
+        VBar();
         Exp(e, z, cnt);
+        VBar();
         RowsReduce(false, rowS, e, n, ra);
+        VBar();
         Ln(rowA, rowS, n);
         BroadcastRows(brc, rowS, n);
+        VBar();
         RowBroadcastOp(true, e, e, brc, n, ra, false);  // p = e / s
         LocalTensor<T> bp = bq_.AllocTensor<T>();
         LocalTensor<float> bw = Wide(bp, t1_);
+        VBar();
         Sub(bw, e, yf, cnt);
         Narrow(bp, bw, cnt);
         bq_.EnQue(bp);
         BroadcastRows(brc, rowA, n);
+        VBar();
         RowBroadcastOp(false, z, z, brc, n, ra, true);  // log s - z
+        VBar();
         Mul(z, yf, z, cnt);
         LocalTensor<T> lo = lq_.AllocTensor<T>();
         LocalTensor<float> lw = Wide(lo, v2_);
+        VBar();
         RowsReduce(false, lw, z, n, ra);
         Narrow(lo, lw, n);
         lq_.EnQue(lo);
@@ -636,28 +683,36 @@ private:
         for (uint32_t i = 0; i < n; ++i) {
             Adds(z[i * ra], xf[i * ra], -rowA.GetValue(2 * i), static_cast<int32_t>(ra));  // x - m, exactly
         }
+        VBar();
         Exp(e, z, cnt);
+        VBar();
         for (uint32_t i = 0; i < n; ++i) {
             ReduceSum(rowS[i], e[i * ra], tmp, static_cast<int32_t>(r_));
         }
+        VBar();
         Ln(rowA, rowS, n);
         WaitVectorForScalar();
         for (uint32_t i = 0; i < n; ++i) {
             Duplicate(brc[i * ra], rowS.GetValue(i), static_cast<int32_t>(ra));
         }
+        VBar();
         Div(e, e, brc, cnt);
         LocalTensor<T> bp = bq_.AllocTensor<T>();
         LocalTensor<float> bw = Wide(bp, t1_);
+        VBar();
         Sub(bw, e, yf, cnt);
         Narrow(bp, bw, cnt);
         bq_.EnQue(bp);
         for (uint32_t i = 0; i < n; ++i) {
             Duplicate(brc[i * ra], rowA.GetValue(i), static_cast<int32_t>(ra));
         }
+        VBar();
         Sub(z, brc, z, cnt);
+        VBar();
         Mul(z, yf, z, cnt);
         LocalTensor<T> lo = lq_.AllocTensor<T>();
         LocalTensor<float> lw = Wide(lo, v2_);
+        VBar();
         for (uint32_t i = 0; i < n; ++i) {
             ReduceSum(lw[i], z[i * ra], tmp, static_cast<int32_t>(r_));
         }
@@ -733,6 +788,7 @@ private:
             for (uint32_t i = 0; i < n; ++i) {
                 ReduceMax(chunkMax[2 * i], xf[i * pitch], tmp, static_cast<int32_t>(len));
             }
+            VBar();
             Max(rowMax, rowMax, chunkMax, static_cast<int32_t>(2 * n));
             xq_.FreeTensor(x);
         }
@@ -752,13 +808,17 @@ private:
             for (uint32_t i = 0; i < n; ++i) {
                 Adds(z[i * pitch], xf[i * pitch], -m[i], static_cast<int32_t>(pitch));
             }
+            VBar();
             Exp(e, z, n * pitch);
+            VBar();
             for (uint32_t i = 0; i < n; ++i) {
                 ReduceSum(part[i], e[i * pitch], tmp, static_cast<int32_t>(len));
             }
+            VBar();
             Add(rowSum, rowSum, part, static_cast<int32_t>(n));
             xq_.FreeTensor(x);
         }
+        VBar();
         Ln(rowLog, rowSum, n);
         WaitVectorForScalar();
         for (uint32_t i = 0; i < n; ++i) {
@@ -785,21 +845,28 @@ private:
                 Adds(z[i * pitch], xf[i * pitch], -m[i], static_cast<int32_t>(pitch));
                 Duplicate(brc[i * pitch], s[i], static_cast<int32_t>(pitch));
             }
+            VBar();
             Exp(e, z, cnt);
+            VBar();
             Div(e, e, brc, cnt);
             LocalTensor<T> bp = bq_.AllocTensor<T>();
             LocalTensor<float> bw = Wide(bp, t1_);
+            VBar();
             Sub(bw, e, yf, cnt);
             Narrow(bp, bw, cnt);
             bq_.EnQue(bp);
             for (uint32_t i = 0; i < n; ++i) {
                 Duplicate(brc[i * pitch], ls[i], static_cast<int32_t>(pitch));
             }
+            VBar();
             Sub(z, brc, z, cnt);
+            VBar();
             Mul(z, yf, z, cnt);
+            VBar();
             for (uint32_t i = 0; i < n; ++i) {
                 ReduceSum(part[i], z[i * pitch], tmp, static_cast<int32_t>(len));
             }
+            VBar();
             Add(lw, lw, part, static_cast<int32_t>(n));
             xq_.FreeTensor(x);
             yq_.FreeTensor(y);
@@ -850,6 +917,7 @@ private:
             LocalTensor<T> x = xq_.DeQue<T>();
             LocalTensor<float> xf = Widen(x, t0_, planes * la);
             for (uint32_t c = 0; c < planes; ++c) {
+                VBar();
                 Max(m, m, xf[c * la], lai);
             }
             xq_.FreeTensor(x);
@@ -861,15 +929,19 @@ private:
             LoadPlanes(xq_, xGm_, a, lanes, static_cast<uint32_t>(k * td_.rUbNumFactor), planes);
             LocalTensor<T> x = xq_.DeQue<T>();
             LocalTensor<float> xf = Widen(x, t0_, planes * la);
+            VBar();
             for (uint32_t c = 0; c < planes; ++c) {
                 Sub(xf[c * la], xf[c * la], m, lai);
             }
+            VBar();
             Exp(e, xf, planes * la);
             for (uint32_t c = 0; c < planes; ++c) {
+                VBar();
                 Add(s, s, e[c * la], lai);
             }
             xq_.FreeTensor(x);
         }
+        VBar();
         Ln(ls, s, lai);
 
         LocalTensor<T> lo = lq_.AllocTensor<T>();
@@ -885,23 +957,29 @@ private:
             LocalTensor<T> y = yq_.DeQue<T>();
             LocalTensor<float> xf = Widen(x, t0_, cnt);
             LocalTensor<float> yf = Widen(y, t2_, cnt);
+            VBar();
             for (uint32_t c = 0; c < planes; ++c) {
                 Sub(xf[c * la], xf[c * la], m, lai);
             }
+            VBar();
             Exp(e, xf, cnt);
+            VBar();
             for (uint32_t c = 0; c < planes; ++c) {
                 Div(e[c * la], e[c * la], s, lai);
             }
             LocalTensor<T> bp = bq_.AllocTensor<T>();
             LocalTensor<float> bw = Wide(bp, t1_);
+            VBar();
             Sub(bw, e, yf, cnt);
             Narrow(bp, bw, cnt);
             bq_.EnQue(bp);
             for (uint32_t c = 0; c < planes; ++c) {
                 Sub(xf[c * la], ls, xf[c * la], lai);
             }
+            VBar();
             Mul(xf, yf, xf, cnt);
             for (uint32_t c = 0; c < planes; ++c) {
+                VBar();
                 Add(lw, lw, xf[c * la], lai);
             }
             xq_.FreeTensor(x);

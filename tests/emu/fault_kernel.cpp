@@ -214,4 +214,69 @@ extern "C" __global__ __aicore__ void fault_kernel(GM_ADDR in, GM_ADDR out, GM_A
         if (t.p0 == 1) PipeBarrier<PIPE_MTE3>();
         DataCopy(o[56], x[56], 64);  // LINE:mte3_overlap  back-stepped tail block
     }
+    if (TILING_KEY_IS(18)) {  // V -> V read-after-write; p0 picks the ordering: 1 PipeBarrier<PIPE_V>, 2 a V_V flag,
+        TPipe pipe;           // 3 the scalar waiting on V (V_S); 0 none
+        TBuf<TPosition::VECCALC> tb;
+        pipe.InitBuffer(tb, 2048);
+        LocalTensor<float> x = tb.Get<float>(64);
+        LocalTensor<float> y = tb.GetWithOffset<float>(64, 512);
+        LocalTensor<float> w = tb.GetWithOffset<float>(64, 1024);
+        Duplicate(x, 1.0f, 64);  // LINE:v_first
+        if (t.p0 == 1) PipeBarrier<PIPE_V>();
+        if (t.p0 == 2 || t.p0 == 3) {
+            HardEvent ev = t.p0 == 2 ? HardEvent::V_V : HardEvent::V_S;
+            event_t e = static_cast<event_t>(pipe.FetchEventID(ev));
+            if (t.p0 == 2) {
+                SetFlag<HardEvent::V_V>(e);
+                WaitFlag<HardEvent::V_V>(e);
+            } else {
+                SetFlag<HardEvent::V_S>(e);
+                WaitFlag<HardEvent::V_S>(e);
+            }
+        }
+        Adds(y, x, 1.0f, 64);  // LINE:vraw
+        PipeBarrier<PIPE_V>();
+        ReduceSum(y, y, w, 64);  // ordered by the barrier; its own work-buffer steps are one instruction
+        Duplicate(x, 2.0f, 64);  // a write after a read (not a dependency) is never reported
+    }
+    if (TILING_KEY_IS(19)) {  // out has 100 usable bytes (allocation 160): a 128-B copy writes 28 B past its end
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> tb;
+        pipe.InitBuffer(tb, 1024);
+        GlobalTensor<float> gi;
+        gi.SetGlobalBuffer((__gm__ float*)in);
+        GlobalTensor<float> go;
+        go.SetGlobalBuffer((__gm__ float*)out);
+        LocalTensor<float> u = tb.Get<float>(32);
+        DataCopy(u, gi, 32);  // LINE:slack_read  reading the slack stays GM_SLACK_ACCESS
+        event_t e = static_cast<event_t>(pipe.FetchEventID(HardEvent::MTE2_MTE3));
+        SetFlag<HardEvent::MTE2_MTE3>(e);
+        WaitFlag<HardEvent::MTE2_MTE3>(e);
+        if (t.p0 == 1) {  // the fix: whole blocks inside out, then one block ending exactly at its end
+            DataCopy(go, u, 24);
+            PipeBarrier<PIPE_MTE3>();
+            DataCopy(go[17], u[8], 8);
+        } else {
+            DataCopy(go, u, 32);  // LINE:write_past_end
+        }
+    }
+    if (TILING_KEY_IS(20)) {  // a GM-flag barrier across all blocks (the EmbeddingDenseGrad soft barrier pattern)
+        TPipe pipe;
+        TBuf<TPosition::VECCALC> tb;
+        pipe.InitBuffer(tb, 1024);
+        const int32_t n = static_cast<int32_t>(GetBlockNum());
+        GlobalTensor<int32_t> flags;
+        flags.SetGlobalBuffer((__gm__ int32_t*)ws, 8 * n);
+        LocalTensor<int32_t> u = tb.Get<int32_t>(8 * n);
+        for (int32_t i = 0; i < 8; ++i) u.SetValue(i, i == 0 ? 1 : 0);
+        PipeBarrier<PIPE_ALL>();
+        DataCopy(flags[8 * GetBlockIdx()], u, 8);
+        PipeBarrier<PIPE_ALL>();
+        for (int32_t arrived = 0; arrived < n;) {
+            DataCopy(u, flags, 8 * n);  // LINE:poll
+            PipeBarrier<PIPE_ALL>();
+            arrived = 0;
+            for (int32_t i = 0; i < n; ++i) arrived += u.GetValue(8 * i);
+        }
+    }
 }

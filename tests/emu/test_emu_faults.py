@@ -168,3 +168,63 @@ def test_mte_overlap_no_barrier(launch):
 
 def kinds_lines(r, kind):
     return sorted(d["line"] for d in r.of(kind))
+
+
+# ---------------------------------------------------------------- device readiness (docs/device-readiness.md)
+def test_v_to_v_read_after_write_without_barrier(launch):
+    # CANN's PipeBarrier page: a vector instruction reading what the previous one wrote needs PipeBarrier<PIPE_V>
+    # (auto-sync may insert it, so info by default, as PIPE_HAZARD). The ReduceSum after the barrier and the
+    # write-after-read Duplicate are not reported.
+    r = launch(18)
+    hits = r.of("V_RAW_NO_BARRIER")
+    assert [(d["line"], d["details"]["writer_line"], d["severity"]) for d in hits] == [
+        (line("vraw"), line("v_first"), "info")
+    ]
+    assert hits[0]["details"]["writer_api"] == "Duplicate" and same_file(hits[0])
+    assert r.rc == 0
+
+
+@pytest.mark.parametrize("order", [1, 2, 3], ids=["pipe_barrier_v", "v_v_flag", "scalar_waited_v_s"])
+def test_v_to_v_read_after_write_ordered(launch, order):
+    r = launch(18, tiling=conf_tiling(0, order))
+    assert not r.of("V_RAW_NO_BARRIER"), r.of("V_RAW_NO_BARRIER")
+    assert r.rc == 0
+
+
+def test_v_to_v_check_follows_pipe_check(launch, monkeypatch):
+    monkeypatch.setenv("ASCEMU_PIPE_CHECK", "strict")
+    assert [d["severity"] for d in launch(18, extra={"pipe_check": "strict"}).of("V_RAW_NO_BARRIER")] == ["warning"]
+    monkeypatch.setenv("ASCEMU_PIPE_CHECK", "off")
+    assert not launch(18, extra={"pipe_check": "off"}).of("V_RAW_NO_BARRIER")
+
+
+def test_write_past_the_end_of_an_output(launch):
+    # The slack past a tensor's usable bytes is the allocator's: writing it is GM_WRITE_PAST_END (a warning, an
+    # error under strict); reading it stays GM_SLACK_ACCESS.
+    r = launch(19, in_bytes=bytes(100), out_size=100)
+    hits = r.of("GM_WRITE_PAST_END")
+    assert [d["line"] for d in hits] == [line("write_past_end")] and same_file(hits[0])
+    assert hits[0]["severity"] == "warning"
+    assert (hits[0]["details"]["past_end"], hits[0]["details"]["role"]) == (28, "output")
+    assert [d["line"] for d in r.of("GM_SLACK_ACCESS")] == [line("slack_read")]
+    assert r.rc == 0
+    assert launch(19, in_bytes=bytes(100), out_size=100, strict=True).rc == EXIT_FATAL
+
+
+def test_block_ending_at_the_end_of_an_output_stays_inside(launch):
+    r = launch(19, in_bytes=bytes(100), out_size=100, tiling=conf_tiling(0, 1))
+    assert not r.of("GM_WRITE_PAST_END") and not r.of("MTE_OVERLAP_NO_BARRIER"), r.diags
+    assert r.rc == 0
+
+
+def test_flag_barrier_with_more_blocks_than_cores(launch):
+    # Every block waits for every other block's flag: on a device with 8 AI Cores a 9th block is not resident
+    # while the first 8 spin, so the barrier can hang. The emulator runs it, and says so.
+    r = launch(20, block_dim=9)
+    hits = r.of("POLL_BLOCKDIM_EXCEEDS_CORES")
+    assert len(hits) == 1 and hits[0]["line"] == line("poll") and hits[0]["severity"] == "warning"
+    assert (hits[0]["details"]["block_dim"], hits[0]["details"]["core_count"]) == (9, 8)
+    assert r.rc == 0
+    fits = launch(20, block_dim=8)
+    assert not fits.of("POLL_BLOCKDIM_EXCEEDS_CORES") and fits.rc == 0
+    assert fits.report["trace"]["cores"][0]["sync"]["poll_iterations"] > 0  # it did poll

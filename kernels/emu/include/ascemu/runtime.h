@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <source_location>
 #include <string>
 #include <thread>
@@ -166,8 +167,8 @@ enum class SlotState : uint8_t { Free, Alloc, EnQ, DeQ, TBuf };
 // write on p is tagged (p, epoch).  vc[q][p] is the newest epoch of p that pipe q is ordered after; a q-access
 // to bytes tagged (p, e) with p != q is ordered iff e <= vc[q][p].  Tags are kept per written UB interval
 // (merged while pipe and epoch agree), never per byte, so the cost per API call is a binary search.
-// done[p] is the newest epoch of p's own transfers that p is known to have completed (a PipeBarrier, or a flag
-// chain that leads back to p): MTE_OVERLAP_NO_BARRIER uses it.
+// done[p] is the newest epoch of p's own transfers that p is known to have completed (a PipeBarrier, a
+// SetFlag/WaitFlag<V_V>, or a flag chain that leads back to p): MTE_OVERLAP_NO_BARRIER and V_RAW_NO_BARRIER use it.
 enum PipeIx : uint8_t { PX_S = 0, PX_V = 1, PX_MTE2 = 2, PX_MTE3 = 3, PX_N = 4 };
 struct PipeTag {
     uint32_t lo, hi;     // UB byte interval [lo, hi)
@@ -177,6 +178,7 @@ struct PipeTag {
     uint32_t line;       // the writing API call (first write of a merged run)
     const char* file;
     const char* api;
+    uint64_t call = 0;   // Core::api_calls of the newest write: an API's own internal steps are not a V->V hazard
 };
 struct PipeEv {  // one pending SetFlag: the source pipe's clocks at SetFlag time
     uint8_t event, id;
@@ -197,6 +199,7 @@ struct PipeState {
     std::vector<PipeTag> tags; // sorted, disjoint
     std::vector<PipeEv> ev;    // pending SetFlags in issue order
     std::vector<PipeGmW> mte3;
+    std::set<std::pair<const char*, uint32_t>> vraw_seen;  // reader locations already reported (V_RAW_NO_BARRIER)
     PipeState() {
         for (int p = 0; p < PX_N; ++p) vc[p][p] = 1;
     }
@@ -338,6 +341,7 @@ struct Runtime {
     bool all_done = false;
     uint64_t rng = 0x9E3779B97F4A7C15ull;
     std::atomic<int> n_waiting{0};
+    std::atomic<bool> poll_blockdim_reported{false};  // POLL_BLOCKDIM_EXCEEDS_CORES: once per launch
     std::atomic<uint64_t> gm_write_count{0};
     uint64_t last_probe_count = ~0ull;
     std::map<int, BarrierRec> barriers;  // participant count -> state
@@ -488,11 +492,20 @@ inline GmAccess gm_check(const void* p, size_t len, bool write, size_t elem, con
                   len - a.ok, write ? "dropped" : "read as poison"),
              jd("buffer", b->name, "offset", a.off, "bytes", len, "usable", b->bytes, "allocation", b->alloc,
                 "write", write));
+    } else if (a.off + len > b->bytes && write) {
+        // The slack is the allocator's, not the tensor's: a framework hands out tensors carved from a larger
+        // block, so on a device these bytes may belong to a neighbour (even an atomic +0 can change them).
+        diag("GM_WRITE_PAST_END", Sev::Warning, loc,
+             strf("%s writes bytes [%zu, %zu) of '%s' (%s): %zu bytes past its %zu usable bytes, into the allocation "
+                  "slack; on a device they may belong to another tensor",
+                  what, a.off, a.off + len, b->name.c_str(), role_name(b->role), a.off + len - b->bytes, b->bytes),
+             jd("buffer", b->name, "role", role_name(b->role), "offset", a.off, "bytes", len, "usable", b->bytes,
+                "past_end", a.off + len - b->bytes),
+             DF_STRICT_ERR);
     } else if (a.off + len > b->bytes) {
         diag("GM_SLACK_ACCESS", Sev::Warning, loc,
-             strf("%s %s bytes [%zu, %zu) of '%s': %zu bytes inside the 32-B allocation slack past %zu usable bytes",
-                  what, write ? "writes" : "reads", a.off, a.off + len, b->name.c_str(), a.off + len - b->bytes,
-                  b->bytes),
+             strf("%s reads bytes [%zu, %zu) of '%s': %zu bytes inside the 32-B allocation slack past %zu usable bytes",
+                  what, a.off, a.off + len, b->name.c_str(), a.off + len - b->bytes, b->bytes),
              jd("buffer", b->name, "offset", a.off, "bytes", len, "usable", b->bytes, "write", write));
     }
     return a;
@@ -793,6 +806,21 @@ inline void gm_after_write(Core* c, const GmAccess& a, const uint8_t* p, size_t 
     wake_range(p, p + a.ok);
 }
 
+// A core was released from a GM poll by another core's write: it waited on another block.  The device runs at
+// most core_count blocks at once, so with more blocks the block it waits for may not be resident yet (the same
+// reason SyncAll gives SYNC_BLOCKDIM_EXCEEDS_CORES); a flag barrier over all blocks then hangs.
+inline void poll_blockdim_check(Core* c, const uint8_t* p, size_t len, const SL& loc) {
+    Runtime& R = rt();
+    (void)c;
+    if (R.cfg.block_dim <= (int)R.cfg.core_count || R.poll_blockdim_reported.exchange(true)) return;
+    diag("POLL_BLOCKDIM_EXCEEDS_CORES", Sev::Warning, loc,
+         strf("a core waited on GM that another core writes (a flag barrier or poll) with blockDim %d > %u "
+              "physical cores: on the device not every block is resident at once, so the wait can hang",
+              R.cfg.block_dim, R.cfg.core_count),
+         jd("block_dim", R.cfg.block_dim, "core_count", R.cfg.core_count, "addr", (const void*)p, "bytes", len),
+         DF_STRICT_ERR);
+}
+
 // Spin detection (§6): called after each GM read of [p, p+len) by core c.
 inline void gm_note_read(Core* c, const uint8_t* p, size_t len, const SL& loc, const char* api) {
     Runtime& R = rt();
@@ -820,6 +848,8 @@ inline void gm_note_read(Core* c, const uint8_t* p, size_t len, const SL& loc, c
                     c->poll_thresh = 64;
                 } else {
                     c->poll_thresh = R.cfg.poll_yield;
+                    lk.unlock();
+                    poll_blockdim_check(c, p, len, loc);
                 }
             }
             c->poll_same = 0;
@@ -949,6 +979,15 @@ inline std::string trace_json(Core& c) {
     return o;
 }
 
+// The KERNEL_TASK_TYPE_DEFAULT / KERNEL_TASK_TYPE value the launch registered ("" when the kernel declares none).
+inline const char* kernel_type_name(int64_t v) {
+    static const char* names[] = {"KERNEL_TYPE_AIV_ONLY",    "KERNEL_TYPE_AIC_ONLY",       "KERNEL_TYPE_MIX_AIV_1_0",
+                                  "KERNEL_TYPE_MIX_AIC_1_0", "KERNEL_TYPE_MIX_AIC_1_1",    "KERNEL_TYPE_MIX_AIC_1_2",
+                                  "KERNEL_TYPE_AICORE",      "KERNEL_TYPE_VECTOR_CORE",    "KERNEL_TYPE_MIX_AICORE",
+                                  "KERNEL_TYPE_MIX_VECTOR_CORE"};
+    return v >= 0 && v < (int64_t)(sizeof(names) / sizeof(names[0])) ? names[v] : "";
+}
+
 inline std::string report_json(int exit_code) {
     Runtime& R = rt();
     std::string o = "{\"exit_code\":" + std::to_string(exit_code);
@@ -978,7 +1017,8 @@ inline std::string report_json(int exit_code) {
         if (i) o += ',';
         o += trace_json(*R.cores[i]);
     }
-    o += "]},\"printf\":[";
+    o += "],\"kernel_type\":" + jstr(kernel_type_name(R.kernel_type));  // what KERNEL_TASK_TYPE declared
+    o += "},\"printf\":[";
     bool f = true;
     for (auto& c : R.cores)
         if (!c->out.empty()) {

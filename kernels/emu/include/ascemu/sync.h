@@ -57,7 +57,8 @@ inline bool event_pipes(int e, int& src, int& dst) {
         case HardEvent::MTE2_S: src = PX_MTE2, dst = PX_S; return true;
         case HardEvent::S_MTE3: src = PX_S, dst = PX_MTE3; return true;
         case HardEvent::MTE3_S: src = PX_MTE3, dst = PX_S; return true;
-        default: return false;  // V_V orders V after V, which is never flagged
+        case HardEvent::V_V: src = PX_V, dst = PX_V; return true;  // orders V after V, as PipeBarrier<PIPE_V>
+        default: return false;
     }
 }
 

@@ -90,6 +90,23 @@ inline void pipe_report(Core* c, PipeTag& t, int q, bool write, uint32_t lo, uin
             "operand", role));
 }
 
+// V -> V read-after-write with no PipeBarrier<PIPE_V> between the two instructions.  CANN's PipeBarrier page asks
+// for the barrier between same-pipe instructions with a data dependency and notes that the compiler's automatic
+// synchronisation (on by default) inserts it, hence info by default and a warning under pipe_check "strict", as
+// PIPE_HAZARD.  Reported once per reading statement and core.
+inline void pipe_report_vraw(Core* c, const PipeTag& t, uint32_t lo, uint32_t hi, const SL& loc, const char* role) {
+    if (!c->psv.vraw_seen.emplace(loc.file_name(), loc.line()).second) return;
+    Sev sev = pipe_level(c) >= 2 ? Sev::Warning : Sev::Info;
+    uint32_t olo = std::max(lo, t.lo), ohi = std::min(hi, t.hi);
+    diag("V_RAW_NO_BARRIER", sev, loc,
+         strf("%s reads UB [%u, %u) (operand %s) that %s wrote at line %u on the same vector pipe with no "
+              "PipeBarrier<PIPE_V> between them ([DOC] PipeBarrier: same-pipe data dependencies need it; the "
+              "compiler's auto-sync may insert it)",
+              c->last_api, olo, ohi, role, t.api, t.line),
+         jd("writer_api", t.api, "writer_file", t.file, "writer_line", t.line, "ub_lo", olo, "ub_hi", ohi, "operand",
+            role));
+}
+
 // A UB access [lo, hi) by the current API's pipe: checks reads (RAW) and writes (WAW) against the tags, then
 // tags written bytes.  Write-after-read is not modelled (it would need read tags).
 inline void pipe_ub(Core* c, uint32_t lo, uint32_t hi, bool rd, bool wr, const SL& loc, const char* role) {
@@ -97,11 +114,15 @@ inline void pipe_ub(Core* c, uint32_t lo, uint32_t hi, bool rd, bool wr, const S
     PipeState& s = c->psv;
     const int q = s.cur;
     pipe_inherit(s, q);
+    // V instructions issued after the scalar waited on V (V_S) start after every V write it waited for.
+    const uint32_t v_done = std::max(s.done[PX_V], s.vc[PX_S][PX_V]);
     auto& T = s.tags;
     size_t i = std::partition_point(T.begin(), T.end(), [lo](const PipeTag& t) { return t.hi <= lo; }) - T.begin();
     size_t j = i;
     for (; j < T.size() && T[j].lo < hi; ++j) {
         PipeTag& t = T[j];
+        if (rd && q == PX_V && t.pipe == PX_V && t.epoch > v_done && t.call != c->api_calls)
+            pipe_report_vraw(c, t, lo, hi, loc, role);
         if (t.pipe != q && t.epoch > s.vc[q][t.pipe]) {
             if (rd && !(t.reported & (1u << q))) {
                 t.reported |= (uint8_t)(1u << q);
@@ -124,11 +145,12 @@ inline void pipe_ub(Core* c, uint32_t lo, uint32_t hi, bool rd, bool wr, const S
         }
     }
     if (!wr) return;
-    PipeTag nt{lo, hi, s.vc[q][q], (uint8_t)q, 0, loc.line(), loc.file_name(), c->last_api};
+    PipeTag nt{lo, hi, s.vc[q][q], (uint8_t)q, 0, loc.line(), loc.file_name(), c->last_api, c->api_calls};
     // Inside one tag of the same pipe and epoch (an in-place op, a row of a tile): the split and merge below
     // would rebuild that tag, taking this call as its writer when it starts at lo.  Adjacent tags never share
     // (pipe, epoch), as every change merges them, so nothing else would change.
     if (j == i + 1 && T[i].lo <= lo && hi <= T[i].hi && T[i].pipe == q && T[i].epoch == nt.epoch) {
+        T[i].call = nt.call;
         if (T[i].lo == lo) {
             T[i].reported = 0;
             T[i].line = nt.line;
@@ -154,6 +176,7 @@ inline void pipe_ub(Core* c, uint32_t lo, uint32_t hi, bool rd, bool wr, const S
     while (k + 1 < e) {
         if (T[k].hi == T[k + 1].lo && T[k].pipe == T[k + 1].pipe && T[k].epoch == T[k + 1].epoch) {
             T[k].hi = T[k + 1].hi;
+            T[k].call = std::max(T[k].call, T[k + 1].call);
             T.erase(T.begin() + k + 1);
             --e;
         } else {
