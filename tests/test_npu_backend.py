@@ -294,3 +294,25 @@ def test_profiling_wraps_the_block_in_the_acl_prof_sequence(emulated: None) -> N
         calls.append(("work",))
     assert [c[0] for c in calls] == ["init", "create_config", "start", "work", "stop", "destroy_config", "finalize"]
     assert calls[1][1:] == ([0], 1, 0, 0x1 | 0x2 | 0x4)  # device 0, pipe utilisation, ACL API | task time | AI Core
+
+
+def test_a_kernel_taking_its_tiling_from_gm_gets_a_device_copy(emulated: None, tmp_path: object) -> None:
+    # the other public pattern: `GM_ADDR tiling`, copied into a local struct by the kernel
+    case = CASES[2]
+    source = wb.copy_kernel(case, tmp_path)
+    text = source.read_text()
+    by_value = "    SoftmaxCrossEntropyWithLogitsTilingData tiling)\n{\n"
+    in_gm = (
+        "    GM_ADDR tilingGm)\n{\n"
+        "    SoftmaxCrossEntropyWithLogitsTilingData tiling;\n"
+        "    auto* words = reinterpret_cast<uint32_t*>(&tiling);\n"
+        "    auto* gm = reinterpret_cast<__gm__ uint32_t*>(tilingGm);\n"
+        "    for (uint32_t i = 0; i < sizeof(tiling) / 4; ++i) words[i] = gm[i];\n"
+    )
+    assert by_value in text
+    source.write_text(text.replace(by_value, in_gm))
+    launch = prepare(case, wb.plan(case), wb.make_inputs(case), source)
+    assert aclrtlaunch.tiling_in_gm(launch) and aclrtlaunch.prototype(launch)[1][-1] is ctypes.c_void_p
+    assert aclrtlaunch.c_declaration(launch).endswith("void* workspace, void* tiling);")
+    result = wb.run(case, backend="npu", kernel=source)
+    assert result.passed, result.text()

@@ -163,7 +163,10 @@ class _Timed:
 def _run_kernel(dev: Device, fn: Any, launch: PreparedLaunch, n: Counts) -> _Timed:
     pointers = [dev.to_device(a.array) if a.role == "input" else dev.malloc(a.array.nbytes) for a in launch.args]
     workspace = dev.malloc(launch.workspace_bytes) if launch.workspace_bytes else 0
-    tiling = aclrtlaunch.tiling_struct(launch)
+    if aclrtlaunch.tiling_in_gm(launch):  # `GM_ADDR tiling`: the struct's bytes in device memory
+        tiling: Any = dev.to_device(np.frombuffer(launch.tiling, np.uint8))
+    else:  # the struct by value: the stub takes a host pointer and copies it into the argument block
+        tiling = ctypes.byref(aclrtlaunch.tiling_struct(launch))
     resets = [(p, a.array.nbytes, FAULT_POISON if a.fill in (None, POISON) else a.fill)
               for p, a in zip(pointers, launch.args, strict=True) if a.role == "output"]  # fmt: skip
     if workspace and launch.workspace_fill != POISON:
@@ -174,7 +177,7 @@ def _run_kernel(dev: Device, fn: Any, launch: PreparedLaunch, n: Counts) -> _Tim
             dev.memset(ptr, nbytes, value)
 
     def launch_once() -> None:
-        ret = fn(launch.block_dim, dev.stream, *pointers, workspace, ctypes.byref(tiling))
+        ret = fn(launch.block_dim, dev.stream, *pointers, workspace, tiling)
         if ret != 0:
             raise _launch_error(dev, ret, aclrtlaunch.symbol(launch))
 

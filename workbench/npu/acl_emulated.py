@@ -252,14 +252,16 @@ rt = SimpleNamespace(
 def kernel_library(launch: PreparedLaunch) -> SimpleNamespace:
     """What `ctypes.CDLL("lib<kernel>.so")` gives on a device: one `aclrtlaunch_<entry>` function pointer with
     the generated prototype (aclrtlaunch.prototype), here running `launch`'s kernel on the emulator."""
-    from .aclrtlaunch import prototype
+    from .aclrtlaunch import prototype, tiling_in_gm
 
     restype, argtypes = prototype(launch)
-    tiling_type = argtypes[-1]._type_
+    in_gm = tiling_in_gm(launch)
 
     def aclrtlaunch(block_dim: int, stream: int | None, *pointers: Any) -> int:
         try:
-            return _launch(launch, block_dim, stream or 0, pointers[:-1], pointers[-1], ctypes.sizeof(tiling_type))
+            if in_gm and _find(pointers[-1] or 0, len(launch.tiling)) is None:
+                return _INVALID  # a GM tiling pointer must be device memory
+            return _launch(launch, block_dim, stream or 0, pointers[:-1], pointers[-1], len(launch.tiling))
         except BaseException as exc:  # a ctypes callback cannot raise: keep it for the caller
             _S.error = exc
             return _INTERNAL
