@@ -205,3 +205,12 @@ def test_inputs(dist):
         assert np.isnan(x["grad"]).any() and np.isinf(x["grad"]).any()
     if dist not in ("normal", "edges"):
         assert -130 < float(x["grad"].mean()) < 130 and 0.5 < float(x["grad"].std()) < 30
+
+
+@pytest.mark.parametrize("scale", [False, True])
+def test_every_index_on_the_padding_row_leaves_out_zero(scale: bool) -> None:
+    # found by the fuzz test: N = 1 row whose index is padding_idx, so no segment is summed at all
+    c = case((1, 1), 1, padding_idx=0, scale_grad_by_freq=scale)
+    inputs = {"grad": np.array([[3.5]], np.float32), "sort_indices": np.array([0], np.int32)}
+    out = pipeline.golden(c, inputs)["out"]
+    assert out.shape == (1, 1) and not out.any()

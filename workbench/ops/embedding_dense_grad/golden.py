@@ -106,6 +106,8 @@ def _segment_sums(
     sorted_lens = lens[by_len]
     edges = np.flatnonzero(np.diff(sorted_lens)) + 1
     for grp in np.split(by_len, edges):
+        if not len(grp):  # every index is the padding row: no segment to sum
+            continue
         n = int(lens[grp[0]])
         s, kk = starts[grp], keys[grp]
         if n <= _LONG:
