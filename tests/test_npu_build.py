@@ -89,7 +89,7 @@ def test_dump_build_keeps_ascendc_dump_on() -> None:
     assert "ASCENDC_DUMP" not in text.split("include(")[-1]
     assert "DTYPE_X=" in text
     edg = npu_project("embedding_dense_grad", None, dump=True)["CMakeLists.txt"]
-    assert "ascendc_compile_definitions" not in edg  # no defines at all: no empty call
+    assert "HAVE_WORKSPACE" in edg and "ASCENDC_DUMP" not in edg  # a dump build: only the workspace define
 
 
 def test_defaults_and_an_edited_copy_keep_the_shipped_tiling_header_dir(tmp_path: Path) -> None:
@@ -223,6 +223,7 @@ def test_build_runs_cmake_and_checks_the_launch_symbol(tmp_path: Path, monkeypat
     assert result.launch_symbol == "aclrtlaunch_cast_kernel"
     defines = (out / "build" / "defines.txt").read_text()
     assert "DTYPE_X=int64_t" in defines and "ASCENDC_DUMP=0" in defines
+    assert "HAVE_WORKSPACE" in defines  # else GetUserWorkspace is null-based on the device (SYS_WORKSPACE_UNSET)
     assert "cmake --build" in (out / "build.log").read_text().replace(shutil.which("cmake") or "cmake", "cmake")
     assert (out / "CMakeLists.txt").read_text() == npu_project("cast", "Ascend310P3", kernel=info)["CMakeLists.txt"]
     other = build("cast", "Ascend310P3", out, kernel=kernel_of("cast", "float16:int8"))  # same folder, new variant

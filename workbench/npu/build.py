@@ -26,9 +26,10 @@ Sources (public; docs/npu.md#sources has the list with links):
 
 Not run on a device or against a real CANN here (the development machine has neither): the CMake text follows
 the samples above, and the Python around it (project files, cmake steps, finding the artefacts, the export check)
-is tested with a stand-in `ascendc.cmake` (tests/test_npu_build.py). Assumption, unverified on hardware: the
-kernels are built without `HAVE_WORKSPACE`, so the workspace pointer reaches the kernel as allocated and
-`GetUserWorkspace` does the system-workspace offset, as the emulator models it.
+is tested with a stand-in `ascendc.cmake` (tests/test_npu_build.py). Every kernel here takes a workspace, so the
+build defines `HAVE_WORKSPACE`, as CANN's kernel-launch samples do: without it the framework sets no system
+workspace and `GetUserWorkspace` returns a null-based address on the device (CANN's GetUserWorkspace and
+SetSysWorkSpace pages; docs/diagnostics.md#sys_workspace_unset).
 """
 
 from __future__ import annotations
@@ -218,6 +219,7 @@ def _define_items(info: KernelSource, dump: bool) -> list[str]:
     from ..emu.build import defines_of  # the same define spelling the emulator build uses
 
     items = [f"{k}={v}" if v != "" else k for k, v in defines_of(info.defines)]
+    items.append("HAVE_WORKSPACE")  # the framework sets the system workspace from the workspace argument
     return items if dump else [*items, "ASCENDC_DUMP=0"]
 
 
