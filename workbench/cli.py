@@ -1,6 +1,7 @@
-"""`workbench` command line: ops, platforms, tiling, run, record, build, demo, app, lab.
+"""`workbench` command line: ops, platforms, tiling, run, record, build, emu-run, demo, app, lab.
 
-Exit codes: 0 ok (run: passed), 1 precision failure, 2 invalid input, 3 kernel fault.
+Exit codes: 0 ok (run: passed), 1 precision failure (emu-run: the program exited non-zero), 2 invalid input,
+3 kernel fault.
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
             "--max-memory", default=None, help="host memory the run may use, e.g. 4G (default: half of the available)"
         )
     _add_build_parser(sub)
+    _add_emu_run_parser(sub)
     demo = sub.add_parser("demo", help="the main job: every op's worked examples: tiling, kernel run, goldens")
     demo.add_argument("--backend", default="emu", help="emu (default), or none: tiling and goldens only")
     for p in (run, record, demo):
@@ -92,6 +94,20 @@ def _add_build_parser(sub: Any) -> None:
     p.add_argument("--dtype", default=None, help="SRC[:DST] of the kernel variant; default: the op's first example")
     p.add_argument("--out", default=None, metavar="DIR", help="npu: project and build folder (default ./npu-build/..)")
     p.add_argument("--dump", action="store_true", help="npu: keep printf/DumpTensor (ASCENDC_DUMP); off for timing")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+
+
+def _add_emu_run_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "emu-run", help="build a single-source .asc program (kernels + host main) and run it on the emulator"
+    )
+    p.add_argument("program", help="the .asc or .cpp file: kernels launched with <<<>>> and a main() that calls ACL")
+    p.add_argument("program_args", nargs="*", metavar="ARG", help="the program's own arguments, after --")
+    p.add_argument("--platform", default="Ascend310P3", help="SoC (see `workbench platforms`); default Ascend310P3")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per launch, and for the whole run (+10 s)")
+    p.add_argument(
+        "--json", action="store_true", help="print one JSON object: output, exit, every launch's diagnostics"
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
 
 
@@ -248,6 +264,24 @@ def _build(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _emu_run(args: argparse.Namespace) -> int:
+    """The program's stdout and stderr pass through; a summary of its launches follows on stderr."""
+    from .emu import run_program
+
+    run = run_program(args.program, args.platform, args.program_args, timeout_s=args.timeout)
+    if args.json:
+        print(json.dumps(run.to_json()))
+    else:
+        sys.stdout.write(run.stdout)
+        sys.stdout.flush()
+        sys.stderr.write(run.stderr)
+        for line in run.summary().splitlines():
+            print(f"workbench: {line}", file=sys.stderr)
+    if run.faulted:
+        return EXIT_FAULT
+    return EXIT_OK if run.exit_code == 0 else EXIT_PRECISION
+
+
 def _demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
@@ -267,7 +301,14 @@ def _lab(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    program_args: list[str] = []  # emu-run: everything after `--` is the program's (argparse would refuse it)
+    if "emu-run" in argv and "--" in argv[argv.index("emu-run") :]:
+        cut = argv.index("--", argv.index("emu-run"))
+        argv, program_args = argv[:cut], argv[cut + 1 :]
     args = build_parser().parse_args(argv)
+    if program_args:
+        args.program_args = [*args.program_args, *program_args]
     if getattr(args, "quiet", False):
         progress.set_enabled(False)
     handler = {
@@ -277,6 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "run": _run,
         "record": _run,
         "build": _build,
+        "emu-run": _emu_run,
         "demo": _demo,
         "app": _app,
         "lab": _lab,

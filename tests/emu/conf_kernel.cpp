@@ -1,6 +1,9 @@
 // ascemu conformance kernel (spec §9).  One entry point; the launch tiling_key selects the case.
 // Results go to `out` as int32 slots (floats/halves as their bit patterns); tests/test_emu_conformance.py
 // decodes them and checks the report's diagnostics.
+// Some cases exercise the run-time diagnostics of calls CANN refuses at compile time (bf16 on 310P, And<int32_t>,
+// Cast pairs without an implementation): the kernel opts out of the CANN-strict build to reach them.
+#define ASCEMU_CANN_STRICT 0
 #include "kernel_operator.h"
 using namespace AscendC;
 

@@ -2,10 +2,13 @@
 
     kernel = workbench.emu.load("my_kernel.cpp", entry="my_kernel", platform="Ascend310P3")
     run = kernel[8](x, y, workspace=1 << 20, tiling=my_tiling_struct)   # y is filled in place
-    run.diagnostics, run.trace
+    run.diagnostics, run.trace, run.stdout
 
-Arrays are device memory: every writeable array argument is copied back after the launch (msKL's
-`kernel[blockdim](...)` convention). Wrap an argument in `In(a)` to skip the copy back, or in
+The arguments follow the parameters the kernel declares, in order: the positional ones first (arrays for GM_ADDR
+parameters, numbers for scalar ones, bytes or a ctypes struct for a struct), then `workspace=` and `tiling=`, each
+only if the kernel declares a parameter for it (`add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z)` takes three arrays
+and nothing else). Arrays are device memory: every writeable array argument is copied back after the launch
+(msKL's `kernel[blockdim](...)` convention). Wrap an argument in `In(a)` to skip the copy back, or in
 `Out(a, fill=0)` to start it zeroed (or `fill=POISON`) instead of copying its contents in.
 """
 
@@ -24,8 +27,10 @@ from ..errors import InvalidInput, UnsupportedPlatform
 from ..platform import get_platform
 from .build import PLATFORM_MACRO, Built, Variant, build, defines_of
 from .launch import POISON, Arg, Diagnostic, LaunchOutcome, run_launch
+from .program import run_program
+from .signature import bind, signature
 
-__all__ = ["POISON", "Diagnostic", "In", "Kernel", "KernelRun", "Out", "Workspace", "load"]
+__all__ = ["POISON", "Diagnostic", "In", "Kernel", "KernelRun", "Out", "Workspace", "load", "run_program"]
 
 _EMU_PLATFORM = {2002: "P310", 2201: "P910B"}
 
@@ -55,10 +60,16 @@ class KernelRun:
     kernel_s: float  # the emulated launch inside the child
     total_s: float  # arrays in, the child, outputs back
     stderr: str = field(repr=False, default="")
+    printf: tuple[tuple[int, str], ...] = field(repr=False, default=())  # (core, text) of AscendC::printf / PRINTF
 
     @property
     def faulted(self) -> bool:
         return faulted(self.exit_code, self.diagnostics)
+
+    @property
+    def stdout(self) -> str:
+        """What the kernel printed, core by core, every line prefixed "[core i] " as the emulator echoes it."""
+        return "".join(f"[core {c}] {line}" for c, text in self.printf for line in text.splitlines(keepends=True))
 
 
 @dataclass(frozen=True)
@@ -68,46 +79,64 @@ class _Bound:
 
     def __call__(
         self,
-        *arrays: np.ndarray | Arg,
+        *args: np.ndarray | Arg | int | float | np.generic | bytes | ctypes.Structure,
         workspace: int | np.ndarray | Arg | None = None,
         tiling: ctypes.Structure | bytes | None = None,
         tiling_key: int = 0,
         timeout_s: float = 60.0,
         **options: Any,
     ) -> KernelRun:
-        args = [a if isinstance(a, Arg) else Arg(_device_array(a, i), "inout") for i, a in enumerate(arrays)]
-        if isinstance(workspace, int):
-            args.append(Workspace(workspace))
-        elif isinstance(workspace, Arg):
-            args.append(workspace)
-        elif workspace is not None:
-            args.append(Arg(_device_array(workspace, len(arrays)), "workspace"))
-        blob = b"" if tiling is None else bytes(tiling)
+        values: list[tuple[str, Any]] = [(f"argument {i}", _checked(a, f"argument {i}")) for i, a in enumerate(args)]
+        if workspace is not None:
+            ws = Workspace(workspace) if isinstance(workspace, int) else workspace
+            if isinstance(ws, np.ndarray):
+                ws = Arg(_device_array(ws, "workspace"), "workspace")
+            values.append(("workspace", ws))
+        if tiling is not None:
+            values.append(("tiling", tiling))
         built = self.kernel.built()
+        launch_args = bind(self.kernel.variant.entry, signature(built.path), values)
         plat = self.kernel.platform
         out: LaunchOutcome = run_launch(
             built.path,
             PLATFORM_MACRO[_EMU_PLATFORM[plat.npu_arch]],
             plat.soc,
             self.block_dim,
-            args,
-            blob,
+            launch_args,
             tiling_key,
             timeout_s,
             {"core_count": plat.core_num, **options},
         )
         return KernelRun(
-            out.exit_code, out.diagnostics, out.trace, built, out.wall_s, out.kernel_s, out.total_s, out.stderr
+            out.exit_code,
+            out.diagnostics,
+            out.trace,
+            built,
+            out.wall_s,
+            out.kernel_s,
+            out.total_s,
+            out.stderr,
+            out.printf,
         )
 
 
-def _device_array(a: Any, position: int) -> np.ndarray:
-    if not isinstance(a, np.ndarray):
-        raise InvalidInput(f"argument {position}", type(a).__name__, "a numpy array (device memory), In(a) or Out(a)")
-    if not a.flags.c_contiguous:
+_ARGUMENT_TYPES = (np.ndarray, Arg, bool, int, float, np.generic, bytes, bytearray, ctypes.Structure)
+
+
+def _checked(a: Any, name: str) -> Any:
+    """A positional argument of a kind some parameter can take (which one is checked against the signature)."""
+    if not isinstance(a, _ARGUMENT_TYPES):
         raise InvalidInput(
-            f"argument {position}", "non-contiguous array", "a C-contiguous array (np.ascontiguousarray)"
+            name, type(a).__name__, "a numpy array (device memory), In(a), Out(a), a number, or bytes / a ctypes struct"
         )
+    return _device_array(a, name) if isinstance(a, np.ndarray) else a
+
+
+def _device_array(a: Any, name: str) -> np.ndarray:
+    if not isinstance(a, np.ndarray):
+        raise InvalidInput(name, type(a).__name__, "a numpy array (device memory), In(a) or Out(a)")
+    if not a.flags.c_contiguous:
+        raise InvalidInput(name, "non-contiguous array", "a C-contiguous array (np.ascontiguousarray)")
     return a
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -113,7 +114,7 @@ def build(v: Variant, driver: Path | None = None) -> Built:
     t0 = time.perf_counter()
     compiler = gxx()
     key = variant_key(v, compiler)
-    binary = cache_dir() / f"{v.entry}-{key}"
+    binary = cache_dir() / f"{_file_stem(v.entry)}-{key}"
     if binary.exists():
         return Built(binary, key, True, time.perf_counter() - t0)
     lock = cache_dir() / f".{key}.lock"
@@ -143,6 +144,11 @@ def build(v: Variant, driver: Path | None = None) -> Built:
                 raise BuildError(f"{v.entry} ({v.platform}, {dict(v.defines)})", proc.stderr or proc.stdout)
             os.replace(out, binary)
     return Built(binary, key, False, time.perf_counter() - t0)
+
+
+def _file_stem(entry: str) -> str:
+    """The entry as a file name: `add_kernel<float, 8>` becomes `add_kernel_float_8` (the key keeps it unique)."""
+    return re.sub(r"[^A-Za-z0-9_]+", "_", entry).strip("_")[:80] or "kernel"
 
 
 def defines_of(mapping: Mapping[str, object]) -> tuple[tuple[str, str], ...]:

@@ -56,6 +56,7 @@ class LaunchOutcome:
     kernel_s: float  # what the emulator reports for the launch itself
     stderr: str
     total_s: float = 0.0  # run_launch end to end: arrays into the scratch files, the child, outputs back
+    printf: tuple[tuple[int, str], ...] = ()  # (core, text) the kernel printed (AscendC::printf / PRINTF), by core
 
 
 def run_launch(
@@ -63,12 +64,13 @@ def run_launch(
     platform: str,
     soc: str,
     block_dim: int,
-    args: Sequence[Arg],
-    tiling: bytes,
+    args: Sequence[Arg | bytes],
     tiling_key: int = 0,
     timeout_s: float = 60.0,
     options: dict[str, Any] | None = None,
 ) -> LaunchOutcome:
+    """One launch; `args` holds one entry per parameter the kernel declares, in order: a GM buffer (Arg) for a
+    pointer, else the parameter's bytes (a struct's, a scalar's, or a tiling struct the driver puts in GM)."""
     t0 = time.perf_counter()
     sc = acquire()
     try:
@@ -77,10 +79,16 @@ def run_launch(
         for stale in (report_path, done_path):  # left by the previous launch in this directory
             stale.unlink(missing_ok=True)
         entries: list[dict[str, Any]] = []
+        gm_args: list[Arg] = []
         fds: list[int] = []
         for i, a in enumerate(args):
+            if isinstance(a, bytes):
+                (d / f"arg{i}.bin").write_bytes(a)
+                entries.append({"kind": "bytes", "in_file": str(d / f"arg{i}.bin")})
+                continue
             nbytes = int(a.array.nbytes)
-            fd, path = sc.gm(i, gm_file_size(nbytes))
+            fd, path = sc.gm(len(fds), gm_file_size(nbytes))
+            gm_args.append(a)
             fds.append(fd)
             entry: dict[str, Any] = {"kind": "gm", "bytes": nbytes, "role": a.role, "gm_file": path}
             if a.fill is None:
@@ -92,9 +100,7 @@ def run_launch(
                 if a.fill != POISON:
                     entry["fill"] = int(a.fill)
             entries.append(entry)
-        sc.trim(len(args))  # slots a previous, longer launch used
-        (d / "tiling.bin").write_bytes(tiling)
-        entries.append({"kind": "bytes", "in_file": str(d / "tiling.bin")})
+        sc.trim(len(fds))  # slots a previous, longer launch used
         launch = {
             "platform": platform,
             "soc": soc,
@@ -121,7 +127,7 @@ def run_launch(
             name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
             diags.append(Diagnostic("CRASH", "fatal", -1, "", "", 0, f"kernel process killed by {name}"))
         if done_path.exists():  # the child settled its outputs (also after a fault); else leave the arrays alone
-            for a, fd in zip(args, fds, strict=True):
+            for a, fd in zip(gm_args, fds, strict=True):
                 if a.writes_back:
                     read_all(fd, a.array)  # in place, like device memory
         exit_code = int(report.get("exit_code", code if code >= 0 else 4))
@@ -133,6 +139,7 @@ def run_launch(
             float(report.get("wall_time_s", wall)),
             stderr,
             time.perf_counter() - t0,
+            tuple((int(p.get("core", -1)), str(p.get("text", ""))) for p in report.get("printf") or []),
         )
     finally:
         release(sc)

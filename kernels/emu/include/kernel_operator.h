@@ -2,7 +2,8 @@
 // Kernels include only this header (spec §3).  Select the platform with
 // -DASCEMU_PLATFORM=ascend310p|ascend910b.  See kernels/emu/README.md.
 //
-// This is the kernel-side API only (types, tensors, pipe, copies, vector, reductions, sync, system, macros).
+// This is the kernel-side API only (types, tensors, pipe, static-tensor allocation, copies, vector, reductions,
+// sync, system, macros, ASSERT).
 // The machinery that runs a kernel is the host's business and is NOT included here: the launch-file driver
 // (driver/main.cpp includes ascemu/driver.h, which brings ascemu/serve.h and ascemu/launch.h), and the CANN
 // CPU-twin shims GmAlloc/ICPU_RUN_KF (tikicpulib.h, as with CANN).
@@ -14,10 +15,13 @@
 #include "ascemu/api_types.h"
 #include "ascemu/numeric.h"
 #include "ascemu/runtime.h"
+#include "ascemu/kassert.h"
 #include "ascemu/tensor.h"
 #include "ascemu/pipe.h"
+#include "ascemu/local_mem.h"
 #include "ascemu/datacopy.h"
 #include "ascemu/vector.h"
+#include "ascemu/vector_ext.h"
 #include "ascemu/reduce.h"
 #include "ascemu/sync.h"
 #include "ascemu/system.h"

@@ -207,7 +207,15 @@ inline bool cast(const DocCall& c, Tensors& t) {
 // ------------------------------------------------------------------ Compare / Compares / Select (float)
 inline bool compare_select(const DocCall& c, Tensors& t) {
     if (is(c.api, "Compare")) {
-        Compare(t.dst, as<float>(t.src0), as<float>(t.src1), static_cast<CMPMODE>(c.mode), c.count);
+        if (is(c.form, "result_in_cmpmask")) {  // the result stays in CMPMASK; the page prints the register
+            Compare(as<float>(t.src0), as<float>(t.src1), static_cast<CMPMODE>(c.mode), c.mask[0], binary_params(c));
+            GetCmpMask(t.dst);
+        } else if (is(c.form, "result_in_cmpmask_bits")) {
+            uint64_t mask[2] = {c.mask[0], c.mask[1]};
+            Compare(as<float>(t.src0), as<float>(t.src1), static_cast<CMPMODE>(c.mode), mask, binary_params(c));
+            GetCmpMask(t.dst);
+        } else
+            Compare(t.dst, as<float>(t.src0), as<float>(t.src1), static_cast<CMPMODE>(c.mode), c.count);
         return true;
     }
     if (is(c.api, "Compares")) {
@@ -218,7 +226,14 @@ inline bool compare_select(const DocCall& c, Tensors& t) {
     }
     if (is(c.api, "Select")) {
         SELMODE mode = static_cast<SELMODE>(c.mode);
-        if (mode == SELMODE::VSEL_TENSOR_SCALAR_MODE)
+        if (is(c.form, "mask_continuous"))
+            Select(as<float>(t.dst), t.src2, as<float>(t.src0), as<float>(t.src1), mode, c.mask[0], c.repeat,
+                   binary_params(c));
+        else if (is(c.form, "mask_bits")) {
+            uint64_t mask[2] = {c.mask[0], c.mask[1]};
+            Select(as<float>(t.dst), t.src2, as<float>(t.src0), as<float>(t.src1), mode, mask, c.repeat,
+                   binary_params(c));
+        } else if (mode == SELMODE::VSEL_TENSOR_SCALAR_MODE)
             Select(as<float>(t.dst), t.src2, as<float>(t.src0), static_cast<float>(c.scalar), mode, c.count);
         else
             Select(as<float>(t.dst), t.src2, as<float>(t.src0), as<float>(t.src1), mode, c.count);
@@ -375,7 +390,6 @@ inline bool tensors(const DocCall& c, Tensors& t, GM_ADDR src0) {
             for (int32_t i = 0; i < 96; ++i) out.SetValue(i, gmA.GetValue(i));
             return true;
         }
-#if defined(__DAV_C220_VEC__)  // ascemu has GlobalTensor::operator() on 910B only (missing_overloads.cpp)
         if (is(c.form, "GetValue")) {
             GlobalTensor<uint32_t> tiling_global;
             tiling_global.SetGlobalBuffer(reinterpret_cast<__gm__ uint32_t*>(src0), 16);
@@ -386,7 +400,6 @@ inline bool tensors(const DocCall& c, Tensors& t, GM_ADDR src0) {
             out.SetValue(1, H);
             return true;
         }
-#endif
     }
     return false;
 }

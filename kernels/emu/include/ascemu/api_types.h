@@ -10,8 +10,11 @@ enum pipe_t : uint8_t { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_M
                         PIPE_V2, PIPE_FIX, PIPE_NUM_ASCEMU };
 enum event_t : uint8_t { EVENT_ID0 = 0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 };
 
-// Kernel type (spec §3.1; [DOC] p.1994).
-enum KernelMetaType {
+// Kernel type (spec §3.1; [DOC] p.1994), spelled and typed as CANN's `enum KernelMetaType : uint8_t` (the "设置Kernel
+// 类型" page, https://www.hiascend.com/document/detail/zh/canncommercial/800/apiref/ascendcopapi/atlasascendc_api_07_0218.html,
+// and kernel_operator's kernel type header): KERNEL_TYPE_VECTORCORE has no underscore inside VECTORCORE, while
+// KERNEL_TYPE_MIX_VECTOR_CORE has one.  CANN has no KERNEL_TYPE_VECTOR_CORE, so neither has ascemu.
+enum KernelMetaType : uint8_t {
     KERNEL_TYPE_AIV_ONLY,
     KERNEL_TYPE_AIC_ONLY,
     KERNEL_TYPE_MIX_AIV_1_0,
@@ -19,7 +22,7 @@ enum KernelMetaType {
     KERNEL_TYPE_MIX_AIC_1_1,
     KERNEL_TYPE_MIX_AIC_1_2,
     KERNEL_TYPE_AICORE,
-    KERNEL_TYPE_VECTOR_CORE,
+    KERNEL_TYPE_VECTORCORE,
     KERNEL_TYPE_MIX_AICORE,
     KERNEL_TYPE_MIX_VECTOR_CORE,
     KERNEL_TYPE_MAX

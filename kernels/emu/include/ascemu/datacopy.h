@@ -2,7 +2,38 @@
 #pragma once
 #include "ascemu/pipe.h"
 
+// CANN-strict builds (issue 11, deliverable 3).  What CANN's compiler rejects on this platform (a static_assert
+// of its dav-m200 / dav-c220 implementation, or a call for which the platform has no overload) does not compile
+// here either, and the message names the API and the platform.  Run-time checks remain for what CANN checks at
+// run time.  -DASCEMU_CANN_STRICT=0 (or the #define before kernel_operator.h) turns the dtype and Cast-pair
+// refusals back into the run-time diagnostics (UNSUPPORTED_DTYPE, UNSUPPORTED_CAST_PAIR, ...), for kernels
+// written to exercise those diagnostics.  APIs CANN provides only for newer architectures never compile.
+#ifndef ASCEMU_CANN_STRICT
+#define ASCEMU_CANN_STRICT 1
+#endif
+#if ASCEMU_IS_310P
+#define ASCEMU_PLATFORM_STR "ascend310p (dav-m200)"
+#else
+#define ASCEMU_PLATFORM_STR "ascend910b (dav-c220)"
+#endif
+// A dtype (combination) that CANN rejects at compile time on this platform.
+#define ASCEMU_STRICT_DTYPE(API, OK)                                                                        \
+    static_assert(!ASCEMU_CANN_STRICT || (OK), API ": this dtype is not supported on " ASCEMU_PLATFORM_STR \
+                                                   " (CANN rejects it at compile time)")
+// CANN's vector APIs take `uint64_t mask[]`: a const mask array does not convert ([CODE] include/basic_api
+// kernel_operator_vec_*_intf.h), so a call with one does not compile with CANN.  ascemu adds a `const uint64_t*`
+// overload whose only purpose is to say so.
+#define ASCEMU_CONST_MASK_REFUSED(API, T)                                                                        \
+    static_assert(ascemu::dependent_false_v<T>, API " takes a non-const uint64_t mask[] on " ASCEMU_PLATFORM_STR \
+                                                    " (CANN's signature): a const mask array does not compile")
+// An API, or a form of one, that CANN does not provide on this platform (T: any template parameter of the caller).
+#define ASCEMU_NOT_ON_PLATFORM(API, T, WHY) \
+    static_assert(ascemu::dependent_false_v<T>, API " is not available on " ASCEMU_PLATFORM_STR WHY)
+
 namespace ascemu {
+
+template <class...>
+inline constexpr bool dependent_false_v = false;
 
 // A strided transfer: `count` blocks of `len` bytes; block i is at gm + i*gm_pitch and ub + i*ub_pitch.
 struct Xfer {
@@ -319,6 +350,17 @@ inline void pad_gm_to_ub(const LocalTensor<T>& dst, const GlobalTensor<T>& src, 
         // data rows; the padding bytes are written below
         if (!xfer_gm_to_ub(c, dst.v_, (const uint8_t*)src.GetPhyAddr(), x, loc, "DataCopyPad", sizeof(T), lb, rowb - lb))
             return;
+        // isPad loads paddingValue into the pad register (set_mov_pad_val in dav_c220 DataCopyPadGm2UBImpl);
+        // without it the padding takes the register's value when SetPadValue (or an earlier isPad copy) set it,
+        // else the hardware's unspecified bytes (left unwritten here)
+        if (isPad) {
+            c->pad_value = 0;
+            std::memcpy(&c->pad_value, &padv, sizeof(T));
+            c->pad_value_set = true;
+        } else if (c->pad_value_set && (l || r)) {
+            std::memcpy(&padv, &c->pad_value, sizeof(T));
+            isPad = true;
+        }
         if (isPad) {
             uint8_t* u = c->ub + dst.v_.off;
             for (uint32_t i = 0; i < blockCount; ++i) {
@@ -359,15 +401,20 @@ inline void pad_ub_to_gm(const GlobalTensor<T>& dst, const LocalTensor<T>& src, 
 }
 }  // namespace ascemu_detail
 
-template <typename T, PaddingMode mode = PaddingMode::Normal>
+template <typename T>
 inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
                         const DataCopyPadExtParams<T>& pad,
                         const std::source_location loc = std::source_location::current()) {
-    if constexpr (mode != PaddingMode::Normal)
-        ascemu::diag("UNSUPPORTED_API", ascemu::Sev::Error, loc, "DataCopyPad PaddingMode::Compact is not emulated",
-                     "{}");
     ascemu_detail::pad_gm_to_ub(dst, src, p.blockCount, p.blockLen, p.srcStride, p.dstStride, pad.isPad,
                                 pad.leftPadding, pad.rightPadding, (T)pad.paddingValue, loc);
+}
+// CANN declares DataCopyPad's PaddingMode template parameter for __NPU_ARCH__ 3510 / 5102 only
+// (include/basic_api/kernel_operator_data_copy_intf.h): on 310P and 910B `DataCopyPad<T, mode>` does not compile.
+template <typename T, PaddingMode mode, class... Args>
+inline void DataCopyPad(const Args&...) {
+    static_assert(ascemu::dependent_false_v<T>, "DataCopyPad<T, PaddingMode> is not available on " ASCEMU_PLATFORM_STR
+                                                ": CANN has the padding-mode template parameter on Ascend 950 "
+                                                "(__NPU_ARCH__ 3510/5102) only; call DataCopyPad<T>");
 }
 template <typename T>
 inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p,
@@ -378,7 +425,7 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, c
     ascemu_detail::pad_gm_to_ub(dst, src, p.blockCount, p.blockLen, p.srcStride, p.dstStride, pad.isPad,
                                 pad.leftPadding, pad.rightPadding, v, loc);
 }
-template <typename T, PaddingMode mode = PaddingMode::Normal>
+template <typename T>
 inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& p,
                         const std::source_location loc = std::source_location::current()) {
     ascemu_detail::pad_ub_to_gm(dst, src, p.blockCount, p.blockLen, p.srcStride, p.dstStride, loc);
@@ -387,6 +434,26 @@ template <typename T>
 inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p,
                         const std::source_location loc = std::source_location::current()) {
     ascemu_detail::pad_ub_to_gm(dst, src, p.blockCount, p.blockLen, p.srcStride, p.dstStride, loc);
+}
+
+// SetPadValue: loads the pad register that DataCopyPad (GM -> UB) pads with when isPad is false (910B; CANN refuses
+// it at run time elsewhere: dav_m200 has no set_mov_pad_val).  pos: VECIN, VECOUT or MAX.
+template <typename T, TPosition pos = TPosition::MAX>
+inline void SetPadValue(T paddingValue, const std::source_location loc = std::source_location::current()) {
+    using namespace ascemu;
+    static_assert(pos == TPosition::VECIN || pos == TPosition::VECOUT || pos == TPosition::MAX,
+                  "SetPadValue: pos must be TPosition::VECIN, VECOUT or MAX");
+    Core* c = api_enter("SetPadValue", loc);
+    c->psv.cur = PX_S;
+    if constexpr (kIs310P) {
+        diag("UNSUPPORTED_API", Sev::Error, loc,
+             strf("SetPadValue is not available on %s (dav-m200); no effect", kProfile.name),
+             jd("api", "SetPadValue", "platform", kProfile.name));
+    } else {
+        c->pad_value = 0;
+        std::memcpy(&c->pad_value, &paddingValue, std::min<size_t>(sizeof(T), 8));
+        c->pad_value_set = true;
+    }
 }
 
 }  // namespace AscendC

@@ -284,6 +284,25 @@ inline int serve(const Overrides& ov, void (*fn)(P...)) {
     return 0;
 }
 
+// `--signature`: the entry's declared parameter list as one JSON line on stdout, so a launcher can follow it (a kernel
+// that takes no tiling gets none): {"params":[{"kind":"gm"}, {"kind":"scalar","type":"int32","bytes":4},
+// {"kind":"struct","bytes":16}, ...]}.  gm: a pointer (GM_ADDR); scalar: an arithmetic type, half or bfloat16;
+// struct: any other by-value type (a tiling struct), passed as its bytes.
+template <class P>
+inline std::string param_json() {
+    if constexpr (std::is_pointer_v<P>) return "{\"kind\":\"gm\"}";
+    else if constexpr (std::is_arithmetic_v<P> || std::is_same_v<P, half> || std::is_same_v<P, bfloat16_t>)
+        return strf("{\"kind\":\"scalar\",\"type\":\"%s\",\"bytes\":%zu}", dtype_name_v<P>, sizeof(P));
+    else return strf("{\"kind\":\"struct\",\"bytes\":%zu}", sizeof(P));
+}
+template <class... P>
+inline std::string signature_json() {
+    std::string o = "{\"params\":[";
+    ((o += param_json<P>() + ","), ...);
+    if (o.back() == ',') o.pop_back();
+    return o + "]}";
+}
+
 template <class... P>
 inline int driver_main(int argc, char** argv, void (*fn)(P...)) {
     std::string launch_path;
@@ -297,13 +316,18 @@ inline int driver_main(int argc, char** argv, void (*fn)(P...)) {
         };
         if (a == "--launch") launch_path = next();
         else if (a == "--serve") serving = true;
+        else if (a == "--signature") {
+            std::printf("%s\n", signature_json<P...>().c_str());
+            return 0;
+        }
         else if (a == "--report") ov.report = next();
         else if (a == "--mode") ov.mode = next();
         else if (a == "--timeout") ov.timeout = std::atof(next().c_str());
         else if (a == "--help" || a == "-h") {
             std::printf("usage: %s --launch launch.json [--report report.json] [--mode serial|parallel|interleave:SEED] "
-                        "[--timeout S]\n       %s --serve   (launch-file paths on stdin, one per line)\n",
-                        argv[0], argv[0]);
+                        "[--timeout S]\n       %s --serve   (launch-file paths on stdin, one per line)\n"
+                        "       %s --signature   (the entry's parameter list as JSON)\n",
+                        argv[0], argv[0], argv[0]);
             return 0;
         } else if (launch_path.empty() && a[0] != '-') launch_path = a;
         else usage_fail("unknown argument " + a);
@@ -486,5 +510,7 @@ inline int run_launch_file(const std::string& launch_path, const Overrides& ov, 
 
 }  // namespace ascemu
 
-#define ASCEMU_MAIN(kernel) \
-    int main(int argc, char** argv) { return ::ascemu::driver_main(argc, argv, &kernel); }
+// Variadic, so that an entry that is a template specialisation with several arguments (ASCEMU_MAIN(add<float, 8>),
+// whose comma would otherwise split it into two macro arguments) names one function.
+#define ASCEMU_MAIN(...) \
+    int main(int argc, char** argv) { return ::ascemu::driver_main(argc, argv, &__VA_ARGS__); }

@@ -78,9 +78,10 @@ inline GmBuf* gm_register(uint8_t* base, size_t bytes, size_t alloc, const std::
 inline GmBuf* gm_alloc(size_t bytes, const std::string& name, Role role, int fill /*-1 poison*/, bool exact = false,
                        size_t preloaded = 0) {
     size_t alloc = gm_alloc_size(bytes, exact);
-    size_t cap = std::max<size_t>(64, (alloc + 63) / 64 * 64);
+    size_t cap = std::max<size_t>(64, (alloc + 63) / 64 * 64) + kGmGuardBytes;  // + the guard zone (runtime.h)
     auto* base = (uint8_t*)std::aligned_alloc(64, cap);
     if (!base) harness_fatal(strf("cannot allocate %zu bytes of GM for '%s'", bytes, name.c_str()));
+    std::memset(base + alloc, 0xFF, cap - alloc);  // a raw pointer that strays into the guard reads poison
     return gm_register(base, bytes, alloc, name, role, fill, preloaded);
 }
 
@@ -142,6 +143,9 @@ inline GmBuf* gm_map_file(const std::string& path, bool shared, size_t bytes, co
     if (!shared && preloaded == 0) return gm_alloc(bytes, name, role, fill, exact);  // COW of every page: no gain
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     size_t len = (std::max<size_t>(alloc, 64) + page - 1) / page * page;
+    // the guard zone (runtime.h) is mapped past the file's end: no other mapping lands there, and a raw access
+    // to it faults (SIGBUS, a CRASH record) instead of reaching another buffer
+    const size_t maplen = len + (kGmGuardBytes + page - 1) / page * page;
     int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
     if (fd < 0)
         harness_fatal(strf("cannot open gm_file '%s' for '%s': %s", path.c_str(), name.c_str(), std::strerror(errno)));
@@ -155,7 +159,7 @@ inline GmBuf* gm_map_file(const std::string& path, bool shared, size_t bytes, co
         auto it = g_gm_file_maps.find(path);
         if (it != g_gm_file_maps.end()) {
             GmFileMap& m = it->second;
-            if (!m.used && m.dev == st.st_dev && m.ino == st.st_ino && m.len == len) {
+            if (!m.used && m.dev == st.st_dev && m.ino == st.st_ino && m.len == maplen) {
                 ::close(fd);
                 m.used = true;
                 return gm_register((uint8_t*)m.p, bytes, alloc, name, role, fill, preloaded);
@@ -165,7 +169,7 @@ inline GmBuf* gm_map_file(const std::string& path, bool shared, size_t bytes, co
         }
     }
     const bool madv = madv_populate_ok();
-    void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE,
+    void* p = ::mmap(nullptr, maplen, PROT_READ | PROT_WRITE,
                      shared ? (MAP_SHARED | (madv ? 0 : MAP_POPULATE)) : MAP_PRIVATE, fd, 0);
     ::close(fd);
     if (p == MAP_FAILED)
@@ -173,8 +177,8 @@ inline GmBuf* gm_map_file(const std::string& path, bool shared, size_t bytes, co
                            std::strerror(errno)));
     if (madv)  // best effort: pages not populated here fault in on use
         split_work(len, [p](size_t lo, size_t hi) { (void)::madvise((uint8_t*)p + lo, hi - lo, MADV_POPULATE_READ); });
-    gm_mappings()[(const uint8_t*)p] = len;
-    if (g_keep_gm_maps) g_gm_file_maps[path] = {st.st_dev, st.st_ino, len, p, true};
+    gm_mappings()[(const uint8_t*)p] = maplen;
+    if (g_keep_gm_maps) g_gm_file_maps[path] = {st.st_dev, st.st_ino, maplen, p, true};
     return gm_register((uint8_t*)p, bytes, alloc, name, role, fill, preloaded);
 }
 

@@ -9,6 +9,11 @@
 #ifndef __global__
 #define __global__
 #endif
+// The entry qualifier of CANN's single-source (.asc) programs, written `__global__ __vector__` for a kernel that
+// runs on the vector cores; on the emulator every kernel runs on emulated vector cores, so it marks nothing.
+#ifndef __vector__
+#define __vector__
+#endif
 #ifndef __gm__
 #define __gm__
 #endif

@@ -115,6 +115,27 @@ constexpr unsigned cast_modes(Platform p) {
 }
 }  // namespace detail
 
+// Whether CANN has any Cast implementation for (D <- S) on the platform: the CastIntrinsicsImpl overloads of
+// dav_m200 / dav_c220 kernel_operator_vec_vconv_impl.h (int4b_t left out).  A pair without one does not compile
+// with CANN; a pair with one can still be refused at run time (its overload reports "not supported").
+template <class T, class... A>
+inline constexpr bool is_any_v = (std::is_same_v<T, A> || ...);
+
+template <class D, class S>
+constexpr bool cast_has_impl(Platform p) {
+    using std::is_same_v;
+    constexpr bool common =
+        (is_same_v<S, int32_t> && is_any_v<D, half, float, int16_t, int64_t>) ||
+        (is_same_v<S, half> && is_any_v<D, float, int32_t, int8_t, uint8_t, int16_t>) ||
+        (is_same_v<S, float> && is_any_v<D, half, int32_t, float, int64_t, int16_t>) ||
+        (is_same_v<S, int16_t> && is_any_v<D, uint8_t, int8_t, half, float>) ||
+        (is_same_v<S, int8_t> && is_same_v<D, half>) || (is_same_v<S, uint8_t> && is_same_v<D, half>) ||
+        (is_same_v<S, int64_t> && is_any_v<D, float, int32_t>);
+    constexpr bool bf16 = (is_same_v<S, float> && is_same_v<D, bfloat16_t>) ||
+                          (is_same_v<S, bfloat16_t> && is_any_v<D, float, int32_t>);
+    return common || (p == Platform::P910B && bf16);
+}
+
 template <class D, class S>
 constexpr CastStatus cast_supported(Platform p, RoundMode m) {
     unsigned modes = detail::cast_modes<D, S>(p);
@@ -826,6 +847,45 @@ std::pair<T, uint32_t> repeat_max(const T* lanes, int nlanes, const uint64_t* ma
         if (!have || v > float(best)) { best = lanes[i]; idx = uint32_t(i); have = true; }
     }
     return {best, idx};
+}
+
+// Min of one repeat, the mirror of repeat_max (first index on ties, a NaN lane wins [CHOICE]).
+template <class T>
+std::pair<T, uint32_t> repeat_min(const T* lanes, int nlanes, const uint64_t* mask_bits = nullptr) {
+    bool have = false;
+    T best = T(0);
+    uint32_t idx = 0;
+    for (int i = 0; i < nlanes; ++i) {
+        if (mask_bits && !(mask_bits[i / 64] >> (i % 64) & 1)) continue;
+        float v = float(lanes[i]);
+        if (v != v) return {lanes[i], uint32_t(i)};
+        if (!have || v < float(best)) { best = lanes[i]; idx = uint32_t(i); have = true; }
+    }
+    return {best, idx};
+}
+
+// ReduceMin count form, the mirror of reduce_max.
+template <class T>
+std::pair<T, uint32_t> reduce_min(const T* x, int64_t count) {
+    const int64_t epr = elems_per_repeat<T>();
+    std::pair<T, uint32_t> best{T(0), 0};
+    for (int64_t r = 0, base = 0; base < count; ++r, base += epr) {
+        auto [v, i] = repeat_min(x + base, int(std::min(epr, count - base)));
+        if (float(v) != float(v)) return {v, uint32_t(base + i)};
+        if (r == 0 || float(v) < float(best.first)) best = {v, uint32_t(base + i)};
+    }
+    return best;
+}
+
+// Tree sum of n = 2^k lanes (a DataBlock of ReduceDataBlock / BlockReduceSum): adjacent pairs, level by level;
+// lanes whose bit in `active` is 0 count as +0.
+template <class T>
+T block_tree_sum(const T* lanes, int n, uint32_t active, OverflowMode om) {
+    T v[16];
+    for (int i = 0; i < n; ++i) v[i] = (active >> i & 1) ? lanes[i] : T(0);
+    for (int w = n; w > 1; w /= 2)
+        for (int i = 0; i < w / 2; ++i) v[i] = sum_step(v[2 * i], v[2 * i + 1], om);
+    return v[0];
 }
 
 // ReduceMax count form: max value and its global index (first occurrence; per repeat, then the

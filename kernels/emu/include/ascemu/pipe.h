@@ -173,10 +173,12 @@ class TQueBind {
 
     // ascemu-internal
     bool check_init(ascemu::Core* c, const std::source_location& loc) {
-        if (num_ == 0) {
-            ascemu::harness_fatal("AllocTensor on a queue that was never InitBuffer'd", loc);
-        }
         (void)c;
+        if (num_ == 0) {  // CANN's npu check: ErrorBuffer0; the returned tensor is invalid
+            ascemu::diag("BUFFER_NOT_INITIALISED", ascemu::Sev::Error, loc,
+                         "AllocTensor on a queue that no InitBuffer set up; the tensor is invalid", "{}");
+            return false;
+        }
         return true;
     }
     uint32_t first_ = 0, num_ = 0, len_ = 0, next_ = 0;
@@ -206,7 +208,10 @@ class TBuf {
         using namespace ascemu;
         Core* c = api_enter("TBuf::Get", loc);
         LocalTensor<T> t;
-        if (!init_) harness_fatal("TBuf::Get on a TBuf that was never InitBuffer'd", loc);
+        if (!init_) {  // CANN's npu check: ErrorBuffer0; the returned tensor is invalid
+            diag("BUFFER_NOT_INITIALISED", Sev::Error, loc, "TBuf::Get on a TBuf that no InitBuffer set up", "{}");
+            return t;
+        }
         if ((uint64_t)len * sizeof(T) > len_)
             diag("UB_TENSOR_OVERRUN", Sev::Error, loc,
                  strf("TBuf::Get of %u elements (%zu bytes) from a %u-byte buffer", len, len * sizeof(T), len_),
@@ -221,7 +226,11 @@ class TBuf {
         using namespace ascemu;
         Core* c = api_enter("TBuf::GetWithOffset", loc);
         LocalTensor<T> t;
-        if (!init_) harness_fatal("TBuf::GetWithOffset on a TBuf that was never InitBuffer'd", loc);
+        if (!init_) {
+            diag("BUFFER_NOT_INITIALISED", Sev::Error, loc, "TBuf::GetWithOffset on a TBuf that no InitBuffer set up",
+                 "{}");
+            return t;
+        }
         if (bufOffset % 32)
             diag("UB_MISALIGNED", Sev::Error, loc, strf("GetWithOffset bufOffset %u is not 32-byte aligned", bufOffset),
                  jd("bufOffset", bufOffset));
@@ -233,9 +242,71 @@ class TBuf {
         t.v_ = UbView{b.lo + bufOffset, size, (int32_t)buf_, b.gen, (uint8_t)pos, (uint8_t)sizeof(T)};
         return t;
     }
+    // CANN's TBuf derives from TQueBind<pos, pos, 0, 0>; on a TBuf, AllocTensor and DeQue are Get<T>() and FreeTensor
+    // and EnQue do nothing (impl/basic_api/kernel_tbuf_impl.h of cann/asc-devkit): no queue, so no pipe flag either.
+    template <typename T>
+    LocalTensor<T> AllocTensor(const std::source_location loc = std::source_location::current()) {
+        return Get<T>(loc);
+    }
+    template <typename T>
+    void FreeTensor(LocalTensor<T>&) {}
+    template <typename T>
+    void EnQue(const LocalTensor<T>&) {}
+    template <typename T>
+    LocalTensor<T> DeQue(const std::source_location loc = std::source_location::current()) {
+        return Get<T>(loc);
+    }
     uint32_t buf_ = 0, len_ = 0;
     bool init_ = false;
 };
+
+}  // namespace AscendC
+
+// ------------------------------------------------------------------------------------------------ buffer records
+namespace ascemu {
+// The checks TPipe::InitBuffer and TBufPool::InitBuffer make of a queue before giving it buffers.
+template <class Q>
+inline bool queue_init_ok(Q& que, uint8_t num, const std::source_location& loc) {
+    if (!pos_is_ub(que.pos_)) {
+        diag("UNSUPPORTED_API", Sev::Error, loc,
+             strf("InitBuffer of a queue at position %s: only VECIN/VECOUT/VECCALC are emulated", pos_name(que.pos_)),
+             "{}");
+        return false;
+    }
+    if (que.num_ != 0) {
+        diag("QUE_REINIT", Sev::Error, loc, "InitBuffer on a queue that is already initialised (no Reset)",
+             jd("num", que.num_));
+        return false;
+    }
+    if (Q::kDepth > 4)
+        diag("QUE_DEPTH_LARGE", Sev::Info, loc, strf("queue depth %d > 4 (the doc: generally not above 4)",
+                                                     (int)Q::kDepth),
+             jd("depth", (int)Q::kDepth));
+    if (num == 0) {
+        diag("PARAM_RANGE", Sev::Error, loc, "InitBuffer with num = 0", "{}");
+        return false;
+    }
+    return true;
+}
+// Appends one UB buffer record [lo, lo + len) to the core's list; returns its index.
+inline uint32_t add_record(Core* c, uint32_t lo, uint32_t len, const void* owner, uint8_t pos, SlotState st) {
+    UbBuf b;
+    b.lo = lo;
+    b.hi = lo + len;
+    b.owner = owner;
+    b.pos = pos;
+    b.state = st;
+    c->bufs.push_back(b);
+    c->tr.ub_peak = std::max<uint64_t>(c->tr.ub_peak, b.hi);
+    c->tr.ub_buffers = c->bufs.size();
+    return (uint32_t)c->bufs.size() - 1;
+}
+}  // namespace ascemu
+
+namespace AscendC {
+
+template <TPosition pos, uint32_t bufIDSize>
+class TBufPool;
 
 // ------------------------------------------------------------------------------------------------ TPipe
 class TPipe {
@@ -262,26 +333,7 @@ class TPipe {
         using namespace ascemu;
         Core* c = api_enter("TPipe::InitBuffer", loc);
         ensure_bound(c, loc);
-        if (!pos_is_ub(que.pos_)) {
-            diag("UNSUPPORTED_API", Sev::Error, loc,
-                 strf("InitBuffer of a queue at position %s: only VECIN/VECOUT/VECCALC are emulated",
-                      pos_name(que.pos_)),
-                 "{}");
-            return false;
-        }
-        if (que.num_ != 0) {
-            diag("QUE_REINIT", Sev::Error, loc, "InitBuffer on a queue that is already initialised (no Reset)",
-                 jd("num", que.num_));
-            return false;
-        }
-        if (Q::kDepth > 4)
-            diag("QUE_DEPTH_LARGE", Sev::Info, loc, strf("queue depth %d > 4 (the doc: generally not above 4)",
-                                                         (int)Q::kDepth),
-                 jd("depth", (int)Q::kDepth));
-        if (num == 0) {
-            diag("PARAM_RANGE", Sev::Error, loc, "InitBuffer with num = 0", "{}");
-            return false;
-        }
+        if (!queue_init_ok(que, num, loc)) return false;
         uint32_t rl = (len + 31u) / 32u * 32u;
         que.first_ = (uint32_t)c->bufs.size();
         que.num_ = num;
@@ -317,8 +369,31 @@ class TPipe {
         for (auto& b : c->bufs) { b.gen++; b.owner = nullptr; b.state = ascemu::SlotState::Free; }
         c->bufs.clear();
         cursor_ = 0;
+        pipe_bufs_ = 0;
     }
     void Destroy() { Reset(); }
+
+    // A TBufPool region of len bytes at the cursor, or one sharing the start and length of `shared`.
+    template <class P>
+    bool InitBufPool(P& pool, uint32_t len, const std::source_location loc = std::source_location::current()) {
+        using namespace ascemu;
+        Core* c = api_enter("TPipe::InitBufPool", loc);
+        ensure_bound(c, loc);
+        uint32_t rl = (len + 31u) / 32u * 32u;
+        if (!pool.accept(c, len, loc)) return false;
+        pool.open(reserve(rl, loc), rl);
+        c->tr.ub_peak = std::max<uint64_t>(c->tr.ub_peak, cursor_);
+        return true;
+    }
+    template <class P, class S>
+    bool InitBufPool(P& pool, uint32_t len, S& shared, const std::source_location loc = std::source_location::current()) {
+        using namespace ascemu;
+        Core* c = api_enter("TPipe::InitBufPool", loc);
+        ensure_bound(c, loc);
+        if (!pool.accept(c, len, loc) || !shared.can_share(len, loc)) return false;
+        pool.open(shared.start_, shared.len_);
+        return true;
+    }
     void Init() {}
 
     template <HardEvent evt>
@@ -357,14 +432,19 @@ class TPipe {
         if (c->live_pipes > 1)
             diag("UB_PIPE_ALIASING", Sev::Warning, loc,
                  "a second TPipe is live on this core; both allocate UB from offset 0 and alias", "{}");
+        else if (live_ub_allocators() > 0)
+            diag("UB_PIPE_ALIASING", Sev::Warning, loc,
+                 "a TPipe while a LocalMemAllocator is live on this core: both allocate UB from offset 0 and alias "
+                 "(CANN: LocalMemAllocator cannot be mixed with TPipe)",
+                 "{}");
         c->pipe = this;
         ascemu_current_pipe() = this;
     }
     void ensure_bound(ascemu::Core* c, const std::source_location& loc) {
         if (bound_ != c) bind(c, loc);
     }
-    void add_buf(ascemu::Core* c, uint32_t rl, const void* owner, uint8_t pos, ascemu::SlotState st,
-                 const std::source_location& loc) {
+    // Takes rl bytes of UB at the cursor (UB_OVERFLOW past the limit); returns their start.
+    uint32_t reserve(uint32_t rl, const std::source_location& loc) {
         using namespace ascemu;
         const Runtime& R = rt();
         uint32_t limit = kProfile.ub_size - R.cfg.ub_reserved;
@@ -375,30 +455,191 @@ class TPipe {
                       (unsigned long long)cursor_ + rl, limit, kProfile.ub_size, R.cfg.ub_reserved),
                  jd("end", (long long)cursor_ + rl, "limit", limit));
         }
-        uint32_t nb = (uint32_t)c->bufs.size() + 1;
+        uint32_t lo = cursor_;
+        cursor_ += rl;
+        return lo;
+    }
+    void add_buf(ascemu::Core* c, uint32_t rl, const void* owner, uint8_t pos, ascemu::SlotState st,
+                 const std::source_location& loc) {
+        using namespace ascemu;
+        uint32_t nb = ++pipe_bufs_;  // the TPipe's own buffers: static tensors and pool buffers are not counted
         if (nb > kProfile.max_buffers && !toomany_reported_) {
             toomany_reported_ = true;
             diag("UB_TOO_MANY_BUFFERS", Sev::Error, loc,
                  strf("%u buffers allocated (TQue num + TBufs); the limit is %u", nb, kProfile.max_buffers),
                  jd("buffers", nb, "limit", kProfile.max_buffers));
         }
-        UbBuf b;
-        b.lo = cursor_;
-        b.hi = cursor_ + rl;
-        b.owner = owner;
-        b.pos = pos;
-        b.state = st;
-        c->bufs.push_back(b);
-        cursor_ += rl;
-        c->tr.ub_peak = std::max<uint64_t>(c->tr.ub_peak, cursor_);
-        c->tr.ub_buffers = c->bufs.size();
+        add_record(c, reserve(rl, loc), rl, owner, pos, st);
     }
-    uint32_t cursor_ = 0;
+    uint32_t cursor_ = 0, pipe_bufs_ = 0;
     ascemu::Core* bound_ = nullptr;
     bool overflow_reported_ = false, toomany_reported_ = false;
     uint8_t next_ev_[(int)HardEvent::MAX] = {};
 };
 
-inline TPipe* GetTPipePtr() { return ascemu_current_pipe(); }
+// ------------------------------------------------------------------------------------------------ TBufPool
+// A UB region carved out of the TPipe (TPipe::InitBufPool) or out of an enclosing pool (TBufPool::InitBufPool), in
+// which InitBuffer places queue and TBuf buffers one after another (Ascend C API reference "TBufPool";
+// impl/basic_api/kernel_tbufpool_impl.h of cann/asc-devkit).  A pool made with a `shared` pool takes that pool's start
+// and length, so two computation stages reuse the same UB.  Reset ends a pool's stage: CANN documents the pool's
+// buffers and data as invalid afterwards, so tensors taken from them before the Reset are UB_USE_AFTER_FREE when
+// used, the bytes read as never written, and the pool takes no more InitBuffer until it is initialised again.
+template <TPosition pos, uint32_t bufIDSize = 4>
+class TBufPool {
+    static_assert(bufIDSize <= 16, "TBufPool: bufIDSize is at most 16 (CANN's QBUFPOOL_MAX_LEN)");
 
+  public:
+    static constexpr TPosition poolPos = pos;
+
+    template <class Q>
+    bool InitBuffer(Q& que, uint8_t num, uint32_t len, const std::source_location loc = std::source_location::current()) {
+        using namespace ascemu;
+        Core* c = api_enter("TBufPool::InitBuffer", loc);
+        uint32_t rl = (len + 31u) / 32u * 32u;
+        if (!queue_init_ok(que, num, loc) || !fits(c, len, (uint64_t)num * rl, num, loc)) return false;
+        que.first_ = (uint32_t)c->bufs.size();
+        que.num_ = num;
+        que.len_ = rl;
+        for (uint8_t i = 0; i < num; ++i, top_ += rl)
+            records_.emplace_back(add_record(c, top_, rl, &que, (uint8_t)que.pos_, SlotState::Free), &que);
+        c->tr.queues.push_back(QueInfo{pos_name(que.pos_), num, rl, (int)Q::kDepth});
+        return true;
+    }
+    template <TPosition bufPos>
+    bool InitBuffer(TBuf<bufPos>& buf, uint32_t len, const std::source_location loc = std::source_location::current()) {
+        using namespace ascemu;
+        Core* c = api_enter("TBufPool::InitBuffer", loc);
+        if (!pos_is_ub(bufPos)) {
+            diag("UNSUPPORTED_API", Sev::Error, loc, "InitBuffer of a TBuf at a non-UB position", "{}");
+            return false;
+        }
+        if (buf.init_) {
+            diag("QUE_REINIT", Sev::Error, loc, "InitBuffer on a TBuf that is already initialised", "{}");
+            return false;
+        }
+        uint32_t rl = (len + 31u) / 32u * 32u;
+        if (!fits(c, len, rl, 1, loc)) return false;
+        buf.buf_ = add_record(c, top_, rl, &buf, (uint8_t)bufPos, SlotState::TBuf);
+        buf.len_ = rl;
+        buf.init_ = true;
+        records_.emplace_back(buf.buf_, &buf);
+        top_ += rl;
+        c->tr.queues.push_back(QueInfo{"TBuf", 1, rl, 0});
+        return true;
+    }
+    template <class P>
+    bool InitBufPool(P& pool, uint32_t len, const std::source_location loc = std::source_location::current()) {
+        using namespace ascemu;
+        Core* c = api_enter("TBufPool::InitBufPool", loc);
+        uint32_t rl = (len + 31u) / 32u * 32u;
+        if (!pool.accept(c, len, loc) || !fits(c, len, rl, 0, loc)) return false;
+        pool.open(top_, rl);
+        top_ += rl;
+        return true;
+    }
+    template <class P, class S>
+    bool InitBufPool(P& pool, uint32_t len, S& shared, const std::source_location loc = std::source_location::current()) {
+        using namespace ascemu;
+        Core* c = api_enter("TBufPool::InitBufPool", loc);
+        if (!pool.accept(c, len, loc) || !shared.can_share(len, loc)) return false;
+        pool.open(shared.start_, shared.len_);
+        return true;
+    }
+    void Reset(const std::source_location loc = std::source_location::current()) {
+        using namespace ascemu;
+        Core* c = api_enter("TBufPool::Reset", loc);
+        for (auto [i, owner] : records_)
+            if (i < c->bufs.size() && c->bufs[i].owner == owner) {  // not cleared by a TPipe::Reset since
+                UbBuf& b = c->bufs[i];
+                // CANN's Reset waits for each queue buffer's free flag (the consumer -> producer flag FreeTensor
+                // set), so what the next stage writes into this UB is ordered after this stage's use of it.
+                if (b.state != SlotState::TBuf)
+                    pipe_wait(c->psv, b.pos == (uint8_t)TPosition::VECIN ? PX_MTE2 : PX_V, b.psnap);
+                b.gen++;
+                if (b.state != SlotState::TBuf) b.state = SlotState::Free;
+                c->ubw.clear(b.lo, b.hi);
+            }
+        records_.clear();
+        open_ = false;
+    }
+
+    // ascemu-internal
+    bool accept(ascemu::Core* c, uint32_t len, const std::source_location& loc) {
+        using namespace ascemu;
+        (void)c;
+        if (!pos_is_ub(pos)) {
+            diag("UNSUPPORTED_API", Sev::Error, loc, "a TBufPool at a non-UB position: only UB pools are emulated", "{}");
+            return false;
+        }
+        if (len == 0) {
+            diag("PARAM_RANGE", Sev::Error, loc, "InitBufPool with len = 0", "{}");
+            return false;
+        }
+        return true;
+    }
+    bool can_share(uint32_t len, const std::source_location& loc) const {
+        using namespace ascemu;
+        if (!open_) {
+            diag("BUFFER_NOT_INITIALISED", Sev::Error, loc, "InitBufPool shares a TBufPool that was never initialised",
+                 "{}");
+            return false;
+        }
+        if ((len + 31u) / 32u * 32u > len_) {
+            diag("PARAM_RANGE", Sev::Error, loc,
+                 strf("InitBufPool of %u bytes shares a %u-byte TBufPool: the length must not exceed the shared pool's",
+                      len, len_),
+                 jd("len", len, "shared_len", len_));
+            return false;
+        }
+        return true;
+    }
+    void open(uint32_t start, uint32_t len) {
+        start_ = top_ = start;
+        len_ = len;
+        count_ = 0;
+        open_ = true;
+    }
+    // Room for `bytes` more bytes and `buffers` more buffers in this pool.
+    bool fits(ascemu::Core* c, uint32_t len, uint64_t bytes, uint32_t buffers, const std::source_location& loc) {
+        using namespace ascemu;
+        (void)c;
+        if (!open_) {
+            diag("BUFFER_NOT_INITIALISED", Sev::Error, loc,  // CANN's npu check: ErrorBuffer4
+                 "InitBuffer/InitBufPool on a TBufPool that is not initialised (never InitBufPool'd, or Reset since)",
+                 "{}");
+            return false;
+        }
+        if (len == 0) {
+            diag("PARAM_RANGE", Sev::Error, loc, "InitBuffer with len = 0", "{}");
+            return false;
+        }
+        if ((uint64_t)top_ + bytes > (uint64_t)start_ + len_) {
+            diag("UB_OVERFLOW", Sev::Error, loc,
+                 strf("the TBufPool [%u, %u) has %u bytes left; %llu more requested", start_, start_ + len_,
+                      start_ + len_ - top_, (unsigned long long)bytes),
+                 jd("pool_lo", start_, "pool_hi", start_ + len_, "requested", (long long)bytes));
+            return false;
+        }
+        if (count_ + buffers > bufIDSize) {
+            diag("UB_TOO_MANY_BUFFERS", Sev::Error, loc,
+                 strf("%u buffers in a TBufPool declared with bufIDSize %u", count_ + buffers, bufIDSize),
+                 jd("buffers", count_ + buffers, "limit", bufIDSize));
+            return false;
+        }
+        count_ += buffers;
+        return true;
+    }
+    uint32_t start_ = 0, len_ = 0, top_ = 0, count_ = 0;
+    bool open_ = false;
+    std::vector<std::pair<uint32_t, const void*>> records_;  // this pool's buffers: Core::bufs index, owner
+};
+
+}  // namespace AscendC
+
+// CANN declares GetTPipePtr at global scope (include/basic_api/kernel_common.h of cann/asc-devkit), so helpers
+// outside namespace AscendC call it unqualified; AscendC::GetTPipePtr names the same function.  It returns the TPipe
+// most recently constructed (or bound) on the calling core, nullptr when there is none.
+inline AscendC::TPipe* GetTPipePtr() { return AscendC::ascemu_current_pipe(); }
+namespace AscendC {
+using ::GetTPipePtr;
 }  // namespace AscendC

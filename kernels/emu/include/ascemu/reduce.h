@@ -54,6 +54,9 @@ inline bool has_nan(const T* x, int64_t n) {
 
 namespace AscendC {
 
+// CANN include/utils/common_types.h
+enum class ReduceType { NONE = -1, SUM = 0, MAX, MIN };
+
 // ------------------------------------------------------------------------------------------------ ReduceSum
 template <typename T, bool isSetMask = true>
 inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
@@ -80,6 +83,10 @@ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     std::vector<T> copy((const T*)s, (const T*)s + count);
     T v = num::reduce_sum<T>(copy.data(), count, method, ovf(), tmp);
     std::memcpy(d, &v, sizeof(T));
+    if (kIs910B) {  // the count form's result also lands in ACC_VAL (dav_c220 ReduceSumImpl: get_acc_val)
+        c->acc_val = 0;
+        std::memcpy(&c->acc_val, &v, sizeof(T));
+    }
     int64_t rounds = 0;
     for (int64_t n = R; n > 1; n = (n + epr - 1) / epr) rounds++;
     trace_vec(c, "ReduceSum", dtype_name_v<T>, dtype_name_v<T>, count, (uint64_t)R, (uint64_t)(R + rounds));
@@ -140,15 +147,36 @@ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     ascemu_detail::reduce_sum_mask(dst, src, sharedTmpBuffer, m, repeatTime, srcRepStride, loc);
 }
 
-// ------------------------------------------------------------------------------------------------ ReduceMax
+// ------------------------------------------------------------------------------------------------ ReduceMax / ReduceMin
 namespace ascemu_detail {
+template <bool isMin, typename T>
+inline std::pair<T, uint32_t> repeat_extreme(const T* lanes, int n, const uint64_t* bits = nullptr) {
+    if constexpr (isMin) return ascemu::num::repeat_min<T>(lanes, n, bits);
+    else return ascemu::num::repeat_max<T>(lanes, n, bits);
+}
+// Does v beat best (a NaN stays, a NaN wins)?
+template <bool isMin, typename T>
+inline bool beats(T v, T best) {
+    if (std::isnan((float)best)) return false;
+    if (std::isnan((float)v)) return true;
+    return isMin ? (float)v < (float)best : (float)v > (float)best;
+}
+// MAX_MIN_CNT after a max/min reduction: the value's bits in the low word, the index in the high word
+// (what GetReduceRepeatMaxMinSpr reads back).
 template <typename T>
-inline void reduce_max_out(ascemu::Core* c, const LocalTensor<T>& dst, T v, uint32_t idx, bool calIndex,
-                           const std::source_location& loc) {
+inline void set_max_min_cnt(ascemu::Core* c, T v, uint32_t idx) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    c->max_min_cnt = bits | ((uint64_t)idx << 32);
+}
+template <typename T>
+inline void reduce_extreme_out(ascemu::Core* c, const char* api, const LocalTensor<T>& dst, T v, uint32_t idx,
+                               bool calIndex, const std::source_location& loc) {
     using namespace ascemu;
+    set_max_min_cnt(c, v, idx);
     if (calIndex && sizeof(T) == 2 && idx > 65535)
         diag("REDUCE_INDEX_OVERFLOW", Sev::Error, loc,
-             strf("ReduceMax index %u does not fit the 16-bit index field of a half result", idx), jd("index", idx));
+             strf("%s index %u does not fit the 16-bit index field of a half result", api, idx), jd("index", idx));
     uint8_t* d = ub_operand(c, dst.v_, (calIndex ? 2 : 1) * sizeof(T), UB_W, loc, "dst", 2 * sizeof(T));
     if (!d) return;
     std::memcpy(d, &v, sizeof(T));
@@ -156,47 +184,45 @@ inline void reduce_max_out(ascemu::Core* c, const LocalTensor<T>& dst, T v, uint
         idx_bits_t<T> b = (idx_bits_t<T>)idx;
         std::memcpy(d + sizeof(T), &b, sizeof(T));
     }
-    if (std::isnan((float)v)) diag("REDUCE_NAN", Sev::Info, loc, "ReduceMax input contains NaN; result NaN", "{}");
+    if (std::isnan((float)v)) diag("REDUCE_NAN", Sev::Info, loc, strf("%s input contains NaN; result NaN", api), "{}");
 }
-}  // namespace ascemu_detail
-
-template <typename T>
-inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
-                      const int32_t count, bool calIndex = 0, ASCEMU_SL) {
+template <bool isMin, typename T>
+inline void reduce_extreme_count(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                                 const LocalTensor<T>& sharedTmpBuffer, const int32_t count, bool calIndex,
+                                 const std::source_location& loc) {
     using namespace ascemu;
-    Core* c = api_enter("ReduceMax", loc);
-    if (!reduce_dtype<T>(c, loc, "ReduceMax") || !count_ok(count, loc, "ReduceMax")) return;
+    Core* c = t_core;
+    if (!reduce_dtype<T>(c, loc, api) || !count_ok(count, loc, api)) return;
     const uint8_t* s = ub_operand(c, src.v_, (size_t)count * sizeof(T), UB_R, loc, "src");
     int64_t need = num::reduce_max_tmp_elems<T>(count, calIndex);
     if ((int64_t)sharedTmpBuffer.v_.size < need)
         diag("REDUCE_TMP_TOO_SMALL", Sev::Error, loc,
-             strf("ReduceMax of %d %s (calIndex=%d) needs a sharedTmpBuffer of >= %lld elements, got %u", count,
+             strf("%s of %d %s (calIndex=%d) needs a sharedTmpBuffer of >= %lld elements, got %u", api, count,
                   dtype_name_v<T>, (int)calIndex, (long long)need, sharedTmpBuffer.v_.size),
              jd("required", (long long)need, "given", sharedTmpBuffer.v_.size));
     if (need > 0 && sharedTmpBuffer.v_.buf >= 0)
         ub_operand(c, sharedTmpBuffer.v_, (size_t)std::min<int64_t>(need, sharedTmpBuffer.v_.size) * sizeof(T), UB_W,
                    loc, "sharedTmpBuffer");
     if (!s || count == 0) return;
-    auto [v, idx] = num::reduce_max<T>((const T*)s, count);
-    ascemu_detail::reduce_max_out(c, dst, v, idx, calIndex, loc);
+    auto [v, idx] = isMin ? num::reduce_min<T>((const T*)s, count) : num::reduce_max<T>((const T*)s, count);
+    reduce_extreme_out(c, api, dst, v, idx, calIndex, loc);
     int64_t R = (count + num::elems_per_repeat<T>() - 1) / num::elems_per_repeat<T>();
-    trace_vec(c, "ReduceMax", dtype_name_v<T>, dtype_name_v<T>, count, (uint64_t)R, (uint64_t)R);
+    trace_vec(c, api, dtype_name_v<T>, dtype_name_v<T>, count, (uint64_t)R, (uint64_t)R);
 }
-template <typename T>
-inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
-                      const uint64_t mask[], const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = 0,
-                      ASCEMU_SL) {
+template <bool isMin, typename T>
+inline void reduce_extreme_mask(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                                const LocalTensor<T>& sharedTmpBuffer, const ascemu::Mask& m, const int32_t repeatTime,
+                                const int32_t srcRepStride, bool calIndex, const std::source_location& loc) {
     using namespace ascemu;
-    Core* c = api_enter("ReduceMax", loc);
-    if (!reduce_dtype<T>(c, loc, "ReduceMax")) return;
+    Core* c = t_core;
+    if (!reduce_dtype<T>(c, loc, api)) return;
     const int L = 256 / (int)sizeof(T);
     if (repeatTime <= 0) return;
-    Mask m = mask_from_array(c, mask, L, true);
     const int hi = mask_hi_lane(m, L);
     const uint8_t* s = ub_operand(c, src.v_, mask_src_extent<T>(repeatTime, 1, srcRepStride, hi), UB_R, loc, "src");
     int64_t need = num::reduce_max_tmp_elems_for_repeats<T>(repeatTime, calIndex);
     if ((int64_t)sharedTmpBuffer.v_.size < need)
-        diag("REDUCE_TMP_TOO_SMALL", Sev::Error, loc, "ReduceMax sharedTmpBuffer too small",
+        diag("REDUCE_TMP_TOO_SMALL", Sev::Error, loc, strf("%s sharedTmpBuffer too small", api),
              jd("required", (long long)need, "given", sharedTmpBuffer.v_.size));
     if (!s) return;
     std::vector<T> lanes(L);
@@ -205,36 +231,95 @@ inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     uint32_t bidx = 0;
     for (int32_t r = 0; r < repeatTime; ++r) {
         gather_lanes<T>(s, r, 1, srcRepStride, lanes.data(), hi + 1);
-        auto [v, i] = num::repeat_max<T>(lanes.data(), L, m.bits);
-        bool isn = std::isnan((float)v);
-        if (!have || (!std::isnan((float)best) && (isn || (float)v > (float)best))) {
+        auto [v, i] = repeat_extreme<isMin, T>(lanes.data(), L, m.bits);
+        if (!have || beats<isMin>(v, best)) {
             have = true;
             best = v;
             bidx = (uint32_t)(r * L) + i;
         }
     }
-    ascemu_detail::reduce_max_out(c, dst, best, bidx, calIndex, loc);
-    trace_vec(c, "ReduceMax", dtype_name_v<T>, dtype_name_v<T>, -1, (uint64_t)repeatTime);
+    reduce_extreme_out(c, api, dst, best, bidx, calIndex, loc);
+    trace_vec(c, api, dtype_name_v<T>, dtype_name_v<T>, -1, (uint64_t)repeatTime);
+}
+// Normal-mode lanes of a reduction's mask: CANN's reductions read their mask as lanes, whatever the mask mode.
+inline ascemu::Mask reduce_lanes(ascemu::Core* c, uint64_t mask, int lanes, bool isSetMask) {
+    bool saved = c->mask_counter;
+    c->mask_counter = false;
+    ascemu::Mask m = ascemu::mask_from_scalar(c, mask, lanes, isSetMask);
+    c->mask_counter = saved;
+    m.counter = false;
+    return m;
+}
+inline ascemu::Mask reduce_lanes(ascemu::Core* c, const uint64_t* mask, int lanes, bool isSetMask) {
+    if (!isSetMask) return reduce_lanes(c, (uint64_t)0, lanes, false);
+    ascemu::Mask m;
+    m.bits[0] = mask[0];
+    m.bits[1] = lanes > 64 ? mask[1] : 0;
+    return m;
+}
+}  // namespace ascemu_detail
+
+template <typename T>
+inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                      const int32_t count, bool calIndex = 0, ASCEMU_SL) {
+    ascemu::api_enter("ReduceMax", loc);
+    ascemu_detail::reduce_extreme_count<false>("ReduceMax", dst, src, sharedTmpBuffer, count, calIndex, loc);
+}
+template <typename T>
+inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                      const uint64_t mask[], const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = 0,
+                      ASCEMU_SL) {
+    ascemu::Core* c = ascemu::api_enter("ReduceMax", loc);
+    ascemu_detail::reduce_extreme_mask<false>("ReduceMax", dst, src, sharedTmpBuffer,
+                                              ascemu_detail::reduce_lanes(c, mask, 256 / sizeof(T), true), repeatTime,
+                                              srcRepStride, calIndex, loc);
 }
 template <typename T>
 inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
                       const int32_t mask, const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = 0,
                       ASCEMU_SL) {
     ascemu::Core* c = ascemu::api_enter("ReduceMax", loc);
-    bool saved = c->mask_counter;
-    c->mask_counter = false;
-    ascemu::Mask m = ascemu::mask_from_scalar(c, (uint64_t)mask, 256 / sizeof(T), true);
-    c->mask_counter = saved;
-    ReduceMax(dst, src, sharedTmpBuffer, m.bits, repeatTime, srcRepStride, calIndex, loc);
+    ascemu_detail::reduce_extreme_mask<false>("ReduceMax", dst, src, sharedTmpBuffer,
+                                              ascemu_detail::reduce_lanes(c, (uint64_t)mask, 256 / sizeof(T), true),
+                                              repeatTime, srcRepStride, calIndex, loc);
+}
+template <typename T>
+inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                      const int32_t count, bool calIndex = 0, ASCEMU_SL) {
+    ascemu::api_enter("ReduceMin", loc);
+    ascemu_detail::reduce_extreme_count<true>("ReduceMin", dst, src, sharedTmpBuffer, count, calIndex, loc);
+}
+template <typename T>
+inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                      const uint64_t mask[], const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = 0,
+                      ASCEMU_SL) {
+    ascemu::Core* c = ascemu::api_enter("ReduceMin", loc);
+    ascemu_detail::reduce_extreme_mask<true>("ReduceMin", dst, src, sharedTmpBuffer,
+                                             ascemu_detail::reduce_lanes(c, mask, 256 / sizeof(T), true), repeatTime,
+                                             srcRepStride, calIndex, loc);
+}
+template <typename T>
+inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                      const int32_t mask, const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = 0,
+                      ASCEMU_SL) {
+    ascemu::Core* c = ascemu::api_enter("ReduceMin", loc);
+    ascemu_detail::reduce_extreme_mask<true>("ReduceMin", dst, src, sharedTmpBuffer,
+                                             ascemu_detail::reduce_lanes(c, (uint64_t)mask, 256 / sizeof(T), true),
+                                             repeatTime, srcRepStride, calIndex, loc);
 }
 
 // ------------------------------------------------------------------------------------------------ WholeReduce
+// ReduceRepeat<SUM / MAX / MIN> under its old names WholeReduceSum / WholeReduceMax / WholeReduceMin.  dst:
+// one result per repeat, repeat r at r * dstRepStride units ([DOC] ReduceRepeat table 3: the unit is the result
+// size: value+index pair, value, or index).  On 910B ORDER_ONLY_INDEX writes the index as a uint32_t for half
+// too ("read it through uint32_t*"); 310P supports ORDER_VALUE_INDEX and ORDER_INDEX_VALUE only.
 namespace ascemu_detail {
-template <typename T, bool isMax>
+template <typename T, ReduceType kind>
 inline void whole_reduce(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, ascemu::Mask m,
                          const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
                          const int32_t srcRepStride, ReduceOrder order, const std::source_location& loc) {
     using namespace ascemu;
+    constexpr bool isSum = kind == ReduceType::SUM;
     Core* c = t_core;
     if (!reduce_dtype<T>(c, loc, api)) return;
     if (repeatTime < 0 || repeatTime > 255) {
@@ -242,25 +327,27 @@ inline void whole_reduce(const char* api, const LocalTensor<T>& dst, const Local
              jd("repeatTime", repeatTime));
         return;
     }
-    if (isMax && kIs310P && (order == ReduceOrder::ORDER_ONLY_VALUE || order == ReduceOrder::ORDER_ONLY_INDEX)) {
-        unsupported_api(loc, "WholeReduceMax", " with ORDER_ONLY_VALUE/ORDER_ONLY_INDEX");
+    if (!isSum && kIs310P && (order == ReduceOrder::ORDER_ONLY_VALUE || order == ReduceOrder::ORDER_ONLY_INDEX)) {
+        unsupported_api(loc, api, " with ORDER_ONLY_VALUE/ORDER_ONLY_INDEX");
         return;
     }
     if (repeatTime == 0) return;
     const int L = 256 / (int)sizeof(T);
     const int hi = mask_hi_lane(m, L);
+    if (hi < 0) return;  // mask 0: no operation ([DOC] ReduceRepeat, 910B)
     const uint8_t* s =
         ub_operand(c, src.v_, mask_src_extent<T>(repeatTime, srcBlkStride, srcRepStride, hi), UB_PR, loc, "src");
     if (!s) return;
-    bool pair = isMax && (order == ReduceOrder::ORDER_VALUE_INDEX || order == ReduceOrder::ORDER_INDEX_VALUE);
-    int per = pair ? 2 : 1;
-    int64_t stride = isMax ? (int64_t)dstRepStride * per : dstRepStride;
-    if (isMax && dstRepStride == 0) stride = 0;
-    uint64_t dext = (uint64_t)(repeatTime - 1) * stride * sizeof(T) + per * sizeof(T);
-    uint8_t* d = ub_operand(c, dst.v_, dext, UB_PW, loc, "dst", sizeof(T));
+    const bool pair = !isSum && (order == ReduceOrder::ORDER_VALUE_INDEX || order == ReduceOrder::ORDER_INDEX_VALUE);
+    const bool wide_index = !isSum && order == ReduceOrder::ORDER_ONLY_INDEX && kIs910B;
+    const uint32_t unit = pair ? 2 * sizeof(T) : wide_index ? 4 : sizeof(T);  // bytes of one result
+    uint64_t dext = (uint64_t)(repeatTime - 1) * dstRepStride * unit + unit;
+    uint8_t* d = ub_operand(c, dst.v_, dext, UB_PW, loc, "dst", unit);  // aligned to one result ([DOC] table 3)
     if (!d) return;
     std::vector<T> lanes(L);
-    bool uninit = false;
+    bool uninit = false, have = false;
+    T best{};
+    uint32_t best_idx = 0;
     for (int32_t r = 0; r < repeatTime; ++r) {
         gather_lanes<T>(s, r, srcBlkStride, srcRepStride, lanes.data(), hi + 1);
         for (int i = 0; i <= hi && !uninit; ++i) {
@@ -269,14 +356,18 @@ inline void whole_reduce(const char* api, const LocalTensor<T>& dst, const Local
                          (uint64_t)(i % (32 / sizeof(T))) * sizeof(T);
             if (!c->ubw.all(o, o + sizeof(T))) uninit = true;
         }
-        uint8_t* out = d + (uint64_t)r * stride * sizeof(T);
-        uint64_t oo = dst.v_.off + (uint64_t)r * stride * sizeof(T);
-        if constexpr (!isMax) {
+        uint8_t* out = d + (uint64_t)r * dstRepStride * unit;
+        uint64_t oo = dst.v_.off + (uint64_t)r * dstRepStride * unit;
+        if constexpr (isSum) {
             T v = num::repeat_tree_sum<T>(lanes.data(), L, ovf(), m.bits);
             std::memcpy(out, &v, sizeof(T));
-            c->ubw.set(oo, oo + sizeof(T));
         } else {
-            auto [v, idx] = num::repeat_max<T>(lanes.data(), L, m.bits);
+            auto [v, idx] = repeat_extreme<kind == ReduceType::MIN, T>(lanes.data(), L, m.bits);
+            if (!have || beats<kind == ReduceType::MIN>(v, best)) {
+                have = true;
+                best = v;
+                best_idx = (uint32_t)(r * L) + idx;
+            }
             idx_bits_t<T> ib = (idx_bits_t<T>)idx;
             switch (order) {
                 case ReduceOrder::ORDER_VALUE_INDEX:
@@ -288,11 +379,15 @@ inline void whole_reduce(const char* api, const LocalTensor<T>& dst, const Local
                     std::memcpy(out + sizeof(T), &v, sizeof(T));
                     break;
                 case ReduceOrder::ORDER_ONLY_VALUE: std::memcpy(out, &v, sizeof(T)); break;
-                default: std::memcpy(out, &ib, sizeof(T)); break;
+                default:
+                    if (wide_index) std::memcpy(out, &idx, 4);
+                    else std::memcpy(out, &ib, sizeof(T));
+                    break;
             }
-            c->ubw.set(oo, oo + per * sizeof(T));
         }
+        c->ubw.set(oo, oo + unit);
     }
+    if constexpr (!isSum) set_max_min_cnt(c, best, best_idx);
     if (uninit)
         diag("UB_UNINIT_READ", Sev::Warning, loc, strf("%s reads never-written UB bytes (poison)", api), "{}",
              DF_STRICT_ERR);
@@ -305,49 +400,357 @@ inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                            const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
                            const int32_t srcRepStride, ASCEMU_SL) {
     ascemu::Core* c = ascemu::api_enter("WholeReduceSum", loc);
-    bool saved = c->mask_counter;
-    c->mask_counter = false;
-    ascemu::Mask m = ascemu::mask_from_scalar(c, (uint64_t)mask, 256 / sizeof(T), true);
-    c->mask_counter = saved;
-    ascemu_detail::whole_reduce<T, false>("WholeReduceSum", dst, src, m, repeatTime, dstRepStride, srcBlkStride,
-                                          srcRepStride, ReduceOrder::ORDER_ONLY_VALUE, loc);
+    ascemu_detail::whole_reduce<T, ReduceType::SUM>("WholeReduceSum", dst, src,
+                                                    ascemu_detail::reduce_lanes(c, (uint64_t)mask, 256 / sizeof(T), true),
+                                                    repeatTime, dstRepStride, srcBlkStride, srcRepStride,
+                                                    ReduceOrder::ORDER_ONLY_VALUE, loc);
 }
 template <typename T, bool isSetMask = true>
 inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],
                            const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
                            const int32_t srcRepStride, ASCEMU_SL) {
     ascemu::Core* c = ascemu::api_enter("WholeReduceSum", loc);
-    ascemu::Mask m = ascemu::mask_from_array(c, mask, 256 / sizeof(T), true);
-    m.counter = false;
-    if (c->mask_counter) { m.bits[0] = mask[0]; m.bits[1] = mask[1]; }
-    ascemu_detail::whole_reduce<T, false>("WholeReduceSum", dst, src, m, repeatTime, dstRepStride, srcBlkStride,
-                                          srcRepStride, ReduceOrder::ORDER_ONLY_VALUE, loc);
+    ascemu_detail::whole_reduce<T, ReduceType::SUM>("WholeReduceSum", dst, src,
+                                                    ascemu_detail::reduce_lanes(c, mask, 256 / sizeof(T), true),
+                                                    repeatTime, dstRepStride, srcBlkStride, srcRepStride,
+                                                    ReduceOrder::ORDER_ONLY_VALUE, loc);
 }
+#define ASCEMU_WHOLE_REDUCE_EXTREME(NAME, KIND)                                                                    \
+    template <typename T, bool isSetMask = true>                                                                   \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,                     \
+                     const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,             \
+                     const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, ASCEMU_SL) {  \
+        ascemu::Core* c = ascemu::api_enter(#NAME, loc);                                                           \
+        ascemu_detail::whole_reduce<T, ReduceType::KIND>(                                                          \
+            #NAME, dst, src, ascemu_detail::reduce_lanes(c, (uint64_t)mask, 256 / sizeof(T), true), repeatTime,    \
+            dstRepStride, srcBlkStride, srcRepStride, order, loc);                                                 \
+    }                                                                                                              \
+    template <typename T, bool isSetMask = true>                                                                   \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],                  \
+                     const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,             \
+                     const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, ASCEMU_SL) {  \
+        ascemu::Core* c = ascemu::api_enter(#NAME, loc);                                                           \
+        ascemu_detail::whole_reduce<T, ReduceType::KIND>(                                                          \
+            #NAME, dst, src, ascemu_detail::reduce_lanes(c, mask, 256 / sizeof(T), true), repeatTime, dstRepStride, \
+            srcBlkStride, srcRepStride, order, loc);                                                               \
+    }
+ASCEMU_WHOLE_REDUCE_EXTREME(WholeReduceMax, MAX)
+ASCEMU_WHOLE_REDUCE_EXTREME(WholeReduceMin, MIN)
+#undef ASCEMU_WHOLE_REDUCE_EXTREME
+
+// RepeatReduceSum (the oldest name of ReduceRepeat<SUM>): CANN sets `mask` lanes and ignores dstBlkStride
+// (dav_c220 / dav_m200 RepeatReduceSumImpl).
 template <typename T, bool isSetMask = true>
-inline void WholeReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,
-                           const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
-                           const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,
-                           ASCEMU_SL) {
-    ascemu::Core* c = ascemu::api_enter("WholeReduceMax", loc);
-    bool saved = c->mask_counter;
-    c->mask_counter = false;
-    ascemu::Mask m = ascemu::mask_from_scalar(c, (uint64_t)mask, 256 / sizeof(T), true);
-    c->mask_counter = saved;
-    ascemu_detail::whole_reduce<T, true>("WholeReduceMax", dst, src, m, repeatTime, dstRepStride, srcBlkStride,
-                                         srcRepStride, order, loc);
+inline void RepeatReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
+                            const int32_t mask, const int32_t dstBlkStride, const int32_t srcBlkStride,
+                            const int32_t dstRepStride, const int32_t srcRepStride, ASCEMU_SL) {
+    ascemu::Core* c = ascemu::api_enter("RepeatReduceSum", loc);
+    (void)dstBlkStride;
+    ascemu_detail::whole_reduce<T, ReduceType::SUM>("RepeatReduceSum", dst, src,
+                                                    ascemu_detail::reduce_lanes(c, (uint64_t)mask, 256 / sizeof(T), true),
+                                                    repeatTime, dstRepStride, srcBlkStride, srcRepStride,
+                                                    ReduceOrder::ORDER_ONLY_VALUE, loc);
 }
-template <typename T, bool isSetMask = true>
-inline void WholeReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],
-                           const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
-                           const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,
-                           ASCEMU_SL) {
-    ascemu::Core* c = ascemu::api_enter("WholeReduceMax", loc);
-    ascemu::Mask m;
-    m.bits[0] = mask[0];
-    m.bits[1] = 256 / sizeof(T) > 64 ? mask[1] : 0;
-    (void)c;
-    ascemu_detail::whole_reduce<T, true>("WholeReduceMax", dst, src, m, repeatTime, dstRepStride, srcBlkStride,
-                                         srcRepStride, order, loc);
+
+// ------------------------------------------------------------------------------------------------ ReduceDataBlock
+// BlockReduceSum / Max / Min (ReduceDataBlock<SUM / MAX / MIN>): each DataBlock of a repeat reduces to one value,
+// the 8 results of repeat r at r * dstRepStride * 8 elements.  Sums are a binary tree inside the block ([DOC]
+// ReduceDataBlock, "key features"); a block with no enabled lane is not written (the page, for 910B; ascemu does
+// the same on 310P [CHOICE]).  PairReduceSum (ReducePairElem<SUM>): lane pairs (2j, 2j+1) sum into element j,
+// repeat r at r * dstRepStride * 128 bytes; a pair with both lanes off is not written (the page: 910B and 310P).
+namespace ascemu_detail {
+template <typename T, ReduceType kind>
+inline void block_reduce(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, const ascemu::Mask& m,
+                         const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                         const int32_t srcRepStride, const std::source_location& loc) {
+    using namespace ascemu;
+    Core* c = t_core;
+    if (!reduce_dtype<T>(c, loc, api)) return;
+    if (repeatTime < 0 || repeatTime > 255) {
+        diag("PARAM_RANGE", Sev::Error, loc, strf("%s repeatTime %d not in [0,255]", api, repeatTime),
+             jd("repeatTime", repeatTime));
+        return;
+    }
+    const int L = 256 / (int)sizeof(T), epb = 32 / (int)sizeof(T);
+    const int hi = mask_hi_lane(m, L);
+    if (repeatTime == 0 || hi < 0) return;
+    const uint8_t* s =
+        ub_operand(c, src.v_, mask_src_extent<T>(repeatTime, srcBlkStride, srcRepStride, hi), UB_PR, loc, "src");
+    uint64_t dext = (uint64_t)(repeatTime - 1) * dstRepStride * 8 * sizeof(T) + (uint64_t)(hi / epb + 1) * sizeof(T);
+    uint8_t* d = ub_operand(c, dst.v_, dext, UB_PW, loc, "dst", 8 * sizeof(T));
+    if (!s || !d) return;
+    std::vector<T> lanes(L);
+    std::vector<std::pair<uint64_t, T>> out;
+    bool uninit = false;
+    for (int32_t r = 0; r < repeatTime; ++r) {
+        gather_lanes<T>(s, r, srcBlkStride, srcRepStride, lanes.data(), hi + 1);
+        for (int b = 0; b * epb <= hi; ++b) {
+            uint32_t active = 0;
+            for (int j = 0; j < epb; ++j) {
+                int i = b * epb + j;
+                if (!((m.bits[i >> 6] >> (i & 63)) & 1)) continue;
+                active |= 1u << j;
+                uint64_t o = src.v_.off + (uint64_t)r * srcRepStride * 32 + (uint64_t)b * srcBlkStride * 32 + j * sizeof(T);
+                if (!c->ubw.all(o, o + sizeof(T))) uninit = true;
+            }
+            if (!active) continue;
+            T v;
+            if constexpr (kind == ReduceType::SUM) v = num::block_tree_sum<T>(&lanes[b * epb], epb, active, ovf());
+            else {
+                uint64_t bits[1] = {active};
+                v = repeat_extreme<kind == ReduceType::MIN, T>(&lanes[b * epb], epb, bits).first;
+            }
+            out.push_back({(uint64_t)r * dstRepStride * 8 * sizeof(T) + (uint64_t)b * sizeof(T), v});
+        }
+    }
+    for (auto& [o, v] : out) {
+        std::memcpy(d + o, &v, sizeof(T));
+        c->ubw.set(dst.v_.off + o, dst.v_.off + o + sizeof(T));
+    }
+    if (uninit)
+        diag("UB_UNINIT_READ", Sev::Warning, loc, strf("%s reads never-written UB bytes (poison)", api), "{}",
+             DF_STRICT_ERR);
+    trace_vec(c, api, dtype_name_v<T>, dtype_name_v<T>, -1, (uint64_t)repeatTime);
 }
+template <typename T>
+inline void pair_reduce(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, const ascemu::Mask& m,
+                        const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                        const int32_t srcRepStride, const std::source_location& loc) {
+    using namespace ascemu;
+    Core* c = t_core;
+    if (!reduce_dtype<T>(c, loc, api)) return;
+    if (repeatTime < 0 || repeatTime > 255) {
+        diag("PARAM_RANGE", Sev::Error, loc, strf("%s repeatTime %d not in [0,255]", api, repeatTime),
+             jd("repeatTime", repeatTime));
+        return;
+    }
+    const int L = 256 / (int)sizeof(T), epb = 32 / (int)sizeof(T);
+    const int hi = mask_hi_lane(m, L);
+    if (repeatTime == 0 || hi < 0) return;
+    const uint8_t* s =
+        ub_operand(c, src.v_, mask_src_extent<T>(repeatTime, srcBlkStride, srcRepStride, hi), UB_PR, loc, "src");
+    uint64_t dext = (uint64_t)(repeatTime - 1) * dstRepStride * 128 + (uint64_t)(hi / 2 + 1) * sizeof(T);
+    uint8_t* d = ub_operand(c, dst.v_, dext, UB_PW, loc, "dst");
+    if (!s || !d) return;
+    std::vector<T> lanes(L);
+    std::vector<std::pair<uint64_t, T>> out;
+    bool uninit = false;
+    for (int32_t r = 0; r < repeatTime; ++r) {
+        gather_lanes<T>(s, r, srcBlkStride, srcRepStride, lanes.data(), hi + 1);
+        for (int j = 0; 2 * j <= hi; ++j) {
+            bool on[2];
+            for (int h = 0; h < 2; ++h) {
+                int i = 2 * j + h;
+                on[h] = ((m.bits[i >> 6] >> (i & 63)) & 1) != 0;
+                uint64_t o = src.v_.off + (uint64_t)r * srcRepStride * 32 + (uint64_t)(i / epb) * srcBlkStride * 32 +
+                             (uint64_t)(i % epb) * sizeof(T);
+                if (on[h] && !c->ubw.all(o, o + sizeof(T))) uninit = true;
+            }
+            if (!on[0] && !on[1]) continue;
+            T v = num::sum_step<T>(on[0] ? lanes[2 * j] : T(0), on[1] ? lanes[2 * j + 1] : T(0), ovf());
+            out.push_back({(uint64_t)r * dstRepStride * 128 + (uint64_t)j * sizeof(T), v});
+        }
+    }
+    for (auto& [o, v] : out) {
+        std::memcpy(d + o, &v, sizeof(T));
+        c->ubw.set(dst.v_.off + o, dst.v_.off + o + sizeof(T));
+    }
+    if (uninit)
+        diag("UB_UNINIT_READ", Sev::Warning, loc, strf("%s reads never-written UB bytes (poison)", api), "{}",
+             DF_STRICT_ERR);
+    trace_vec(c, api, dtype_name_v<T>, dtype_name_v<T>, -1, (uint64_t)repeatTime);
+}
+template <typename T, class... A>
+inline void block_reduce_sum(A&&... a) { block_reduce<T, ReduceType::SUM>(std::forward<A>(a)...); }
+template <typename T, class... A>
+inline void block_reduce_max(A&&... a) { block_reduce<T, ReduceType::MAX>(std::forward<A>(a)...); }
+template <typename T, class... A>
+inline void block_reduce_min(A&&... a) { block_reduce<T, ReduceType::MIN>(std::forward<A>(a)...); }
+}  // namespace ascemu_detail
+
+// The older names take repeatTime before mask.
+#define ASCEMU_BLOCK_REDUCE(NAME, CALL)                                                                             \
+    template <typename T, bool isSetMask = true>                                                                    \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,                \
+                     const int32_t mask, const int32_t dstRepStride, const int32_t srcBlkStride,                    \
+                     const int32_t srcRepStride, ASCEMU_SL) {                                                       \
+        ASCEMU_STRICT_DTYPE(#NAME, (ascemu::one_of_v<T, half, float>));                                             \
+        ascemu::Core* c = ascemu::api_enter(#NAME, loc);                                                            \
+        ascemu_detail::CALL<T>(#NAME, dst, src,                                                                        \
+                            ascemu_detail::reduce_lanes(c, (uint64_t)mask, 256 / sizeof(T), isSetMask), repeatTime, \
+                            dstRepStride, srcBlkStride, srcRepStride, loc);                                         \
+    }                                                                                                               \
+    template <typename T, bool isSetMask = true>                                                                    \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,                \
+                     const uint64_t mask[], const int32_t dstRepStride, const int32_t srcBlkStride,                 \
+                     const int32_t srcRepStride, ASCEMU_SL) {                                                       \
+        ASCEMU_STRICT_DTYPE(#NAME, (ascemu::one_of_v<T, half, float>));                                             \
+        ascemu::Core* c = ascemu::api_enter(#NAME, loc);                                                            \
+        ascemu_detail::CALL<T>(#NAME, dst, src, ascemu_detail::reduce_lanes(c, mask, 256 / sizeof(T), isSetMask),    \
+                            repeatTime, dstRepStride, srcBlkStride, srcRepStride, loc);                             \
+    }
+ASCEMU_BLOCK_REDUCE(BlockReduceSum, block_reduce_sum)
+ASCEMU_BLOCK_REDUCE(BlockReduceMax, block_reduce_max)
+ASCEMU_BLOCK_REDUCE(BlockReduceMin, block_reduce_min)
+ASCEMU_BLOCK_REDUCE(PairReduceSum, pair_reduce)
+#undef ASCEMU_BLOCK_REDUCE
+
+// The current names ([DOC] ReduceDataBlock / ReducePairElem / ReduceRepeat): reduceType first, mask before
+// repeatTime; dst and src of one type on 310P and 910B (CANN's static_assert).
+#define ASCEMU_REDUCE_NEW(NAME, MASKT, LANES)                                                                         \
+    template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>                                   \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<U>& src, MASKT mask, const int32_t repeatTime,      \
+                     const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride, ASCEMU_SL) { \
+        static_assert(std::is_same_v<T, U>, #NAME " only supports identical src and dst types on " ASCEMU_PLATFORM_STR); \
+        ASCEMU_STRICT_DTYPE(#NAME, (ascemu::one_of_v<T, half, float>));                                               \
+        ascemu::Core* c = ascemu::api_enter(#NAME, loc);                                                              \
+        ascemu::Mask m = ascemu_detail::reduce_lanes(c, LANES, 256 / sizeof(T), isSetMask);                           \
+        ASCEMU_REDUCE_NEW_BODY_##NAME                                                                                 \
+    }
+#define ASCEMU_REDUCE_NEW_BODY_ReduceDataBlock                                                                        \
+    static_assert(reduceType != ReduceType::NONE, "ReduceDataBlock needs ReduceType SUM, MAX or MIN");               \
+    if constexpr (reduceType == ReduceType::SUM)                                                                      \
+        ascemu_detail::block_reduce<T, ReduceType::SUM>("ReduceDataBlock", dst, src, m, repeatTime, dstRepStride,     \
+                                                        srcBlkStride, srcRepStride, loc);                             \
+    else if constexpr (reduceType == ReduceType::MAX)                                                                 \
+        ascemu_detail::block_reduce<T, ReduceType::MAX>("ReduceDataBlock", dst, src, m, repeatTime, dstRepStride,     \
+                                                        srcBlkStride, srcRepStride, loc);                             \
+    else                                                                                                              \
+        ascemu_detail::block_reduce<T, ReduceType::MIN>("ReduceDataBlock", dst, src, m, repeatTime, dstRepStride,     \
+                                                        srcBlkStride, srcRepStride, loc);
+#define ASCEMU_REDUCE_NEW_BODY_ReducePairElem                                                                         \
+    static_assert(reduceType == ReduceType::SUM, "ReducePairElem supports ReduceType::SUM only");                    \
+    ascemu_detail::pair_reduce<T>("ReducePairElem", dst, src, m, repeatTime, dstRepStride, srcBlkStride,              \
+                                  srcRepStride, loc);
+ASCEMU_REDUCE_NEW(ReduceDataBlock, const int32_t, (uint64_t)mask)
+ASCEMU_REDUCE_NEW(ReduceDataBlock, const uint64_t*, mask)
+ASCEMU_REDUCE_NEW(ReducePairElem, const int32_t, (uint64_t)mask)
+ASCEMU_REDUCE_NEW(ReducePairElem, const uint64_t*, mask)
+#undef ASCEMU_REDUCE_NEW
+#undef ASCEMU_REDUCE_NEW_BODY_ReduceDataBlock
+#undef ASCEMU_REDUCE_NEW_BODY_ReducePairElem
+
+#define ASCEMU_REDUCE_REPEAT(MASKT, LANES)                                                                            \
+    template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>                                   \
+    inline void ReduceRepeat(const LocalTensor<T>& dst, const LocalTensor<U>& src, MASKT mask,                        \
+                             const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,        \
+                             const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,          \
+                             ASCEMU_SL) {                                                                             \
+        static_assert(std::is_same_v<T, U>, "ReduceRepeat only supports identical src and dst types on "              \
+                                            ASCEMU_PLATFORM_STR);                                                     \
+        static_assert(reduceType != ReduceType::NONE, "ReduceRepeat needs ReduceType SUM, MAX or MIN");              \
+        ascemu::Core* c = ascemu::api_enter("ReduceRepeat", loc);                                                     \
+        ascemu::Mask m = ascemu_detail::reduce_lanes(c, LANES, 256 / sizeof(T), isSetMask);                           \
+        if constexpr (reduceType == ReduceType::SUM)                                                                  \
+            ascemu_detail::whole_reduce<T, ReduceType::SUM>("ReduceRepeat", dst, src, m, repeatTime, dstRepStride,    \
+                                                            srcBlkStride, srcRepStride,                               \
+                                                            ReduceOrder::ORDER_ONLY_VALUE, loc);                      \
+        else if constexpr (reduceType == ReduceType::MAX)                                                             \
+            ascemu_detail::whole_reduce<T, ReduceType::MAX>("ReduceRepeat", dst, src, m, repeatTime, dstRepStride,    \
+                                                            srcBlkStride, srcRepStride, order, loc);                  \
+        else                                                                                                          \
+            ascemu_detail::whole_reduce<T, ReduceType::MIN>("ReduceRepeat", dst, src, m, repeatTime, dstRepStride,    \
+                                                            srcBlkStride, srcRepStride, order, loc);                  \
+    }
+ASCEMU_REDUCE_REPEAT(const int32_t, (uint64_t)mask)
+ASCEMU_REDUCE_REPEAT(const uint64_t*, mask)
+#undef ASCEMU_REDUCE_REPEAT
+
+// ------------------------------------------------------------------------------------------------ SPR reads
+// ACC_VAL: the ReduceSum count form's result (910B; the 310P has no such read: CANN refuses at run time).
+// MAX_MIN_CNT: value and index of the last max/min reduction (its index is exact here; the page warns that after
+// ReduceMax/ReduceMin the device's is not).  910B reads value and index, 310P the value alone; the other form is
+// refused at run time, as CANN does (ASCENDC_REPORT_NOT_SUPPORT in dav_c220 / dav_m200).
+namespace ascemu_detail {
+template <typename T>
+inline bool spr_dtype(ascemu::Core* c, const std::source_location& loc, const char* api) {
+    return ascemu::dtype_check<T>(ascemu::one_of_v<T, half, float>, c, loc, api);
+}
+template <typename V>
+inline void max_min_cnt_out(ascemu::Core* c, size_t value_bytes, V* value, V* index) {
+    uint64_t mask = value_bytes == 2 ? 0xffffull : 0xffffffffull;
+    uint32_t v = (uint32_t)(c->max_min_cnt & mask), i = (uint32_t)(c->max_min_cnt >> 32);
+    if (value) std::memcpy((void*)value, &v, sizeof(V));
+    if (index) std::memcpy((void*)index, &i, sizeof(V));
+}
+}  // namespace ascemu_detail
+
+template <typename T>
+inline T GetReduceRepeatSumSpr(ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("GetReduceRepeatSumSpr", loc);
+    c->psv.cur = PX_S;
+    T v{};
+    if (!ascemu_detail::spr_dtype<T>(c, loc, "GetReduceRepeatSumSpr")) return v;
+    if (kIs310P) {
+        unsupported_api(loc, "GetReduceRepeatSumSpr");
+        return v;
+    }
+    std::memcpy((void*)&v, &c->acc_val, sizeof(T));
+    return v;
+}
+inline int64_t GetReduceRepeatSumSpr(ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("GetReduceRepeatSumSpr", loc);
+    if (kIs310P) {
+        unsupported_api(loc, "GetReduceRepeatSumSpr");
+        return 0;
+    }
+    return (int64_t)c->acc_val;
+}
+template <typename T>
+inline T GetAccVal(ASCEMU_SL) {
+    return GetReduceRepeatSumSpr<T>(loc);
+}
+inline int64_t GetAccVal(ASCEMU_SL) { return GetReduceRepeatSumSpr(loc); }
+
+#define ASCEMU_MAX_MIN_SPR(NAME)                                                                                  \
+    template <typename T>                                                                                         \
+    inline void NAME(T& maxMinValue, T& maxMinIndex, ASCEMU_SL) {                                                 \
+        using namespace ascemu;                                                                                   \
+        Core* c = api_enter(#NAME, loc);                                                                          \
+        if (!ascemu_detail::spr_dtype<T>(c, loc, #NAME)) return;                                                  \
+        if (kIs310P) {                                                                                            \
+            unsupported_api(loc, #NAME "(value, index)", " (the 310P reads the value only)");                     \
+            return;                                                                                               \
+        }                                                                                                         \
+        ascemu_detail::max_min_cnt_out<T>(c, sizeof(T), &maxMinValue, &maxMinIndex);                             \
+    }                                                                                                             \
+    template <typename T>                                                                                         \
+    inline void NAME(T& maxMinValue, ASCEMU_SL) {                                                                 \
+        using namespace ascemu;                                                                                   \
+        Core* c = api_enter(#NAME, loc);                                                                          \
+        if (!ascemu_detail::spr_dtype<T>(c, loc, #NAME)) return;                                                  \
+        if (kIs910B) {                                                                                            \
+            unsupported_api(loc, #NAME "(value)", " (the 910B reads value and index)");                           \
+            return;                                                                                               \
+        }                                                                                                         \
+        ascemu_detail::max_min_cnt_out<T>(c, sizeof(T), &maxMinValue, (T*)nullptr);                              \
+    }                                                                                                             \
+    template <typename T>                                                                                         \
+        requires(!std::is_same_v<T, uint32_t>)                                                                    \
+    inline void NAME(uint32_t& maxMinValue, uint32_t& maxMinIndex, ASCEMU_SL) {                                   \
+        using namespace ascemu;                                                                                   \
+        Core* c = api_enter(#NAME, loc);                                                                          \
+        if (kIs310P) {                                                                                            \
+            unsupported_api(loc, #NAME "(value, index)", " (the 310P reads the value only)");                     \
+            return;                                                                                               \
+        }                                                                                                         \
+        ascemu_detail::max_min_cnt_out<uint32_t>(c, sizeof(T), &maxMinValue, &maxMinIndex);                      \
+    }                                                                                                             \
+    template <typename T>                                                                                         \
+        requires(!std::is_same_v<T, uint32_t>)                                                                    \
+    inline void NAME(uint32_t& maxMinValue, ASCEMU_SL) {                                                          \
+        using namespace ascemu;                                                                                   \
+        Core* c = api_enter(#NAME, loc);                                                                          \
+        if (kIs910B) {                                                                                            \
+            unsupported_api(loc, #NAME "(value)", " (the 910B reads value and index)");                           \
+            return;                                                                                               \
+        }                                                                                                         \
+        ascemu_detail::max_min_cnt_out<uint32_t>(c, sizeof(T), &maxMinValue, (uint32_t*)nullptr);                \
+    }
+ASCEMU_MAX_MIN_SPR(GetReduceRepeatMaxMinSpr)
+ASCEMU_MAX_MIN_SPR(GetReduceMaxMinCount)
+#undef ASCEMU_MAX_MIN_SPR
 
 }  // namespace AscendC

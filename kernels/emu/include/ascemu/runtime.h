@@ -104,6 +104,11 @@ inline const char* role_name(Role r) {
         default: return "other";
     }
 }
+// [CHOICE] Unregistered bytes after every GM allocation (launch.h), not a device property: an access that runs
+// past one buffer lands in no allocation (GM_UNKNOWN_POINTER, or GM_OOB for a GlobalTensor) instead of silently
+// inside the next buffer, which the host allocator may have placed right behind it.
+inline constexpr size_t kGmGuardBytes = 64 * 1024;
+
 struct GmBuf {
     uint8_t* base = nullptr;
     size_t bytes = 0;  // usable
@@ -263,6 +268,11 @@ struct Core {
     // vector mask state
     bool mask_counter = false;
     uint64_t vmask[2] = {~0ull, ~0ull};
+    // special registers: ACC_VAL / MAX_MIN_CNT (reductions), CMPMASK (Compare/Select), the DataCopyPad pad value
+    uint64_t acc_val = 0, max_min_cnt = 0;
+    uint64_t cmpmask[2] = {0, 0};
+    uint64_t pad_value = 0;
+    bool pad_value_set = false;
     Trace tr;
     // spin detection (§6)
     const uint8_t* poll_p = nullptr;
@@ -288,6 +298,16 @@ struct Core {
     // printf capture
     std::string out;
     std::vector<uint8_t> ub_mem;
+    // CANN's per-block g_sysWorkspaceReserved: set by SetSysWorkspace, or by the framework (system.h); null until then
+    uint8_t* sys_workspace = nullptr;
+    // The GM address a GlobalTensor handed out last (GetPhyAddr, Get/SetValue) and the pointer its SetGlobalBuffer
+    // was given: gm_check judges an access at that address by the allocation the tensor was set on.
+    const uint8_t* gm_view_addr = nullptr;
+    const uint8_t* gm_view_origin = nullptr;
+    // GM_WRITE_RACE: what another core wrote (in this epoch, unordered) to the bytes the current write replaces,
+    // taken by gm_check before the write, so a rewrite of identical bytes is told apart from a conflicting one.
+    uintptr_t race_snap_lo = 0;
+    std::vector<uint8_t> race_snap;
 };
 
 inline thread_local Core* t_core = nullptr;
@@ -391,8 +411,10 @@ inline void diag(const char* kind, Sev sev, const SL& loc, const std::string& ms
         std::lock_guard<std::mutex> g(R.dm);
         R.kind_counts[kind]++;
         if (sev >= Sev::Error) R.any_error = true;
-        std::string key = std::string(kind) + "|" + std::to_string(c ? c->idx : -1) + "|" + loc.file_name() + "|" +
-                          std::to_string(loc.line());
+        // the severity is part of the key: a kind whose severity depends on the case (GM_WRITE_RACE: identical
+        // bytes or not) never folds an error into an earlier record of lower severity
+        std::string key = std::string(kind) + "|" + sev_name(sev) + "|" + std::to_string(c ? c->idx : -1) + "|" +
+                          loc.file_name() + "|" + std::to_string(loc.line());
         auto& k = R.dkeys[key];
         k.first++;
         if (k.first <= 20 || fatal) {
@@ -466,11 +488,52 @@ struct GmAccess {
     size_t ok = 0;  // bytes inside the allocation (from the start)
 };
 
+inline void race_snapshot(Core* c, const uint8_t* p, size_t len);
+
+// A GlobalTensor hands out `addr`; its SetGlobalBuffer was given `origin` (see Core::gm_view_addr).  Every API that
+// takes its GM address from a GlobalTensor (DataCopy, DataCopyPad, SyncAll, Get/SetValue, ...) is then judged by
+// the tensor's allocation without passing the tensor along.
+inline void gm_note_view(const void* addr, const void* origin) {
+    if (Core* c = t_core) {
+        c->gm_view_addr = (const uint8_t*)addr;
+        c->gm_view_origin = (const uint8_t*)origin;
+    }
+}
+
+// An access through a GlobalTensor that starts outside the allocation the tensor was set on.  On the device it
+// reaches whatever lies there (another tensor, or nothing), so it is judged by the tensor, not by the address:
+// with one core and adjacent buffers it would otherwise pass unnoticed.  Reads give poison, writes are dropped.
+inline GmAccess gm_outside_view(GmBuf* set_on, const GmBuf* lands_in, const void* p, size_t len, bool write,
+                                const SL& loc, const char* what) {
+    const long long off = (long long)((const uint8_t*)p - set_on->base);
+    const std::string where = lands_in ? ", inside '" + lands_in->name + "'" : std::string(", in no allocation");
+    diag("GM_OOB", Sev::Error, loc,
+         strf("%s %s %zu bytes at offset %lld of '%s', the allocation its GlobalTensor was set on (%zu usable bytes, "
+              "allocation %zu): the access lies outside it%s; %s",
+              what, write ? "writes" : "reads", len, off, set_on->name.c_str(), set_on->bytes, set_on->alloc,
+              where.c_str(), write ? "dropped" : "read as poison"),
+         jd("buffer", set_on->name, "offset", off, "bytes", len, "usable", set_on->bytes, "allocation", set_on->alloc,
+            "write", write, "lands_in", lands_in ? lands_in->name : std::string()));
+    GmAccess a;
+    a.buf = set_on;  // ok = 0: no byte of the access is inside it
+    return a;
+}
+
 // Bounds/alignment check of one GM access [p, p+len).  `elem` = element size for the alignment rule.
 inline GmAccess gm_check(const void* p, size_t len, bool write, size_t elem, const SL& loc, const char* what) {
     GmAccess a;
     if (len == 0) return a;
+    Core* c = t_core;
+    const uint8_t* set_on = nullptr;
+    if (c && c->gm_view_addr == (const uint8_t*)p) {  // the address came from a GlobalTensor
+        set_on = c->gm_view_origin;
+        c->gm_view_addr = nullptr;
+    }
     GmBuf* b = gm_find(p);
+    if (set_on) {
+        GmBuf* o = gm_find(set_on);
+        if (o && o != b) return gm_outside_view(o, b, p, len, write, loc, what);
+    }
     if (!b) {
         diag("GM_UNKNOWN_POINTER", Sev::Error, loc,
              strf("%s %s %zu bytes at %p: pointer is in no GM allocation; access skipped", what,
@@ -508,6 +571,7 @@ inline GmAccess gm_check(const void* p, size_t len, bool write, size_t elem, con
                   what, a.off, a.off + len, b->name.c_str(), a.off + len - b->bytes, b->bytes),
              jd("buffer", b->name, "offset", a.off, "bytes", len, "usable", b->bytes, "write", write));
     }
+    if (write && a.ok && c && !c->atomic_fn && rt().cores.size() > 1) race_snapshot(c, (const uint8_t*)p, a.ok);
     return a;
 }
 
@@ -704,10 +768,42 @@ inline void declare_sync_region(const void* p, size_t bytes) {
     R.regions.push_back(std::move(s));
 }
 
+// Overlaps larger than this are not kept by race_snapshot and count as conflicting writes.
+inline constexpr size_t kRaceSnapMax = 1u << 20;
+
+// Before core c writes [p, p+len): keep what other cores wrote there in this epoch with no barrier in between
+// (plain writes only), so race_on_write can tell a rewrite of the same bytes from a conflicting one.
+inline void race_snapshot(Core* c, const uint8_t* p, size_t len) {
+    Runtime& R = rt();
+    c->race_snap.clear();
+    const uintptr_t lo = (uintptr_t)p, hi = lo + len;
+    uintptr_t slo = UINTPTR_MAX, shi = 0;
+    {
+        std::lock_guard<std::mutex> g(R.rm);
+        if (R.wlog.empty()) return;
+        auto it = R.wlog.lower_bound(lo > R.wlog_maxlen ? lo - R.wlog_maxlen : 0);
+        for (; it != R.wlog.end() && it->first < hi; ++it) {
+            const WRec& w = it->second;
+            if (w.hi <= lo || w.core == c->idx || w.atomic || w.epoch <= c->vc[w.core]) continue;
+            slo = std::min(slo, std::max(lo, w.lo));
+            shi = std::max(shi, std::min(hi, w.hi));
+        }
+    }
+    if (shi <= slo || shi - slo > kRaceSnapMax) return;
+    c->race_snap_lo = slo;
+    c->race_snap.assign((const uint8_t*)slo, (const uint8_t*)shi);
+}
+
+// After core c's plain write: do the bytes now in [lo, hi) equal what the other core had written there?
+inline bool race_same_bytes(const Core* c, uintptr_t lo, uintptr_t hi) {
+    const uintptr_t slo = c->race_snap_lo, shi = slo + c->race_snap.size();
+    return slo <= lo && hi <= shi && std::memcmp((const void*)lo, c->race_snap.data() + (lo - slo), hi - lo) == 0;
+}
+
 inline void race_on_write(Core* c, uintptr_t lo, uintptr_t hi, bool atomic, const SL& loc, const char* api) {
     Runtime& R = rt();
     if (R.cores.size() < 2) return;
-    std::string report;
+    std::string report, identical;  // a conflicting overlap; an overlap rewritten with the same bytes
     {
         std::lock_guard<std::mutex> g(R.rm);
         std::vector<SyncRegion*> rs;
@@ -723,10 +819,15 @@ inline void race_on_write(Core* c, uintptr_t lo, uintptr_t hi, bool atomic, cons
             if (w.atomic && atomic) continue;
             if (w.epoch <= c->vc[w.core]) continue;
             uintptr_t olo = std::max(lo, w.lo), ohi = std::min(hi, w.hi);
-            report = jd("other_core", w.core, "other_file", w.file, "other_line", w.line, "other_api", w.api,
-                        "other_atomic", w.atomic, "atomic", atomic, "overlap_addr", (const void*)olo, "overlap_bytes",
-                        (long long)(ohi - olo));
-            break;
+            const bool same = !atomic && !w.atomic && race_same_bytes(c, olo, ohi);
+            std::string det = jd("other_core", w.core, "other_file", w.file, "other_line", w.line, "other_api", w.api,
+                                 "other_atomic", w.atomic, "atomic", atomic, "overlap_addr", (const void*)olo,
+                                 "overlap_bytes", (long long)(ohi - olo), "identical", same);
+            if (!same) {
+                report = std::move(det);
+                break;
+            }
+            if (identical.empty()) identical = std::move(det);
         }
         // merge with this core's previous record from the same line when contiguous and identical otherwise
         auto li = R.last_wrec.find({c->idx, loc.line()});
@@ -751,6 +852,12 @@ inline void race_on_write(Core* c, uintptr_t lo, uintptr_t hi, bool atomic, cons
              strf("core %d %s GM bytes another core wrote in the same epoch without a barrier between them", c->idx,
                   atomic ? "atomically adds to" : "writes"),
              report);
+    else if (!identical.empty())  // every order of the two writes leaves the same bytes
+        diag("GM_WRITE_RACE", Sev::Info, loc,
+             strf("core %d rewrites GM bytes another core wrote in the same epoch, with identical bytes: the result "
+                  "does not depend on their order",
+                  c->idx),
+             identical);
 }
 
 inline void race_on_read(Core* c, uintptr_t lo, uintptr_t hi, const SL& loc, const char* api) {
@@ -983,7 +1090,7 @@ inline std::string trace_json(Core& c) {
 inline const char* kernel_type_name(int64_t v) {
     static const char* names[] = {"KERNEL_TYPE_AIV_ONLY",    "KERNEL_TYPE_AIC_ONLY",       "KERNEL_TYPE_MIX_AIV_1_0",
                                   "KERNEL_TYPE_MIX_AIC_1_0", "KERNEL_TYPE_MIX_AIC_1_1",    "KERNEL_TYPE_MIX_AIC_1_2",
-                                  "KERNEL_TYPE_AICORE",      "KERNEL_TYPE_VECTOR_CORE",    "KERNEL_TYPE_MIX_AICORE",
+                                  "KERNEL_TYPE_AICORE",      "KERNEL_TYPE_VECTORCORE",     "KERNEL_TYPE_MIX_AICORE",
                                   "KERNEL_TYPE_MIX_VECTOR_CORE"};
     return v >= 0 && v < (int64_t)(sizeof(names) / sizeof(names[0])) ? names[v] : "";
 }

@@ -96,6 +96,25 @@ inline std::string format_printf(const char* fmt, const PArg* a, size_t n) {
     return o;
 }
 
+// The system workspace a launch's framework sets before the kernel starts.  CANN's framework does so for a
+// custom-operator project and for a kernel-launch build compiled with HAVE_WORKSPACE, from the kernel's workspace
+// argument (the SetSysWorkSpace page: https://www.hiascend.com/document/detail/zh/canncommercial/850/API/ascendcopapi/atlasascendc_api_07_0171.html);
+// a kernel-launch build without it leaves the pointer null (the GetUserWorkspace page, atlasascendc_api_07_0172).
+// ascemu treats an argument of role "workspace" (what the workbench's op launches and emu.Workspace pass, standing
+// for the framework's workspace argument) as that argument; with HAVE_WORKSPACE and none, the pointer the kernel
+// passes to GetUserWorkspace.  Launches built on raw GM (aclrtMalloc in .asc programs, GmAlloc) get neither.
+inline uint8_t* framework_sys_workspace(uint8_t* passed) {
+    Runtime& R = rt();
+    if (const GmBuf* in = passed ? gm_find(passed) : nullptr; in && in->role == Role::Workspace) return in->base;
+    for (auto& b : R.gm)
+        if (b->role == Role::Workspace) return b->base;
+#ifdef HAVE_WORKSPACE
+    return passed;
+#else
+    return nullptr;
+#endif
+}
+
 template <class... A>
 inline void kprintf(const SL& loc, const char* fmt, const A&... args) {
     Core* c = t_core;
@@ -124,15 +143,45 @@ inline int64_t GetBlockNum() { return (int64_t)ascemu::rt().cores.size(); }
 inline int64_t GetSubBlockIdx() { return 0; }
 inline int64_t GetSubBlockNum() { return 1; }
 inline int64_t GetTaskRation() { return 1; }
-inline __gm__ uint8_t* GetUserWorkspace(__gm__ uint8_t* workspace) {
-    return workspace ? workspace + ascemu::kProfile.sys_workspace : nullptr;
+// The workspace APIs as CANN's device implementation has them (kernel_operator_common_impl.h, e.g.
+// impl/basic_api/dav_m200/ of cann/asc-devkit): GetUserWorkspace ignores its argument and returns the block's
+// system-workspace pointer (g_sysWorkspaceReserved) + RESERVED_WORKSPACE.  That pointer is set by SetSysWorkspace
+// (only while it is still null), by SetSysWorkspaceForce, or by the framework (ascemu::framework_sys_workspace);
+// otherwise it is null.  CANN's CPU twin differs: there GetUserWorkspace returns its argument unchanged.
+inline __gm__ uint8_t* GetSysWorkSpacePtr() {
+    ascemu::Core* c = ascemu::t_core;
+    if (!c) return nullptr;
+    return c->sys_workspace ? c->sys_workspace : ascemu::framework_sys_workspace(nullptr);
 }
+inline __gm__ uint8_t* GetUserWorkspace(__gm__ uint8_t* workspace, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("GetUserWorkspace", loc);
+    uint8_t* sys = c->sys_workspace ? c->sys_workspace : framework_sys_workspace(workspace);
+    if (!sys) {
+        diag("SYS_WORKSPACE_UNSET", Sev::Error, loc,
+             strf("GetUserWorkspace with no system workspace: on the device it returns the system-workspace pointer + "
+                  "%llu bytes whatever its argument, and nothing set that pointer (no SetSysWorkspace on this core, "
+                  "no HAVE_WORKSPACE build, no workspace argument of a framework launch), so it returns address "
+                  "0x%llx; ascemu returns the same, and accesses through it are skipped",
+                  (unsigned long long)kProfile.sys_workspace, (unsigned long long)kProfile.sys_workspace),
+             jd("workspace_arg", (const void*)workspace, "reserved_bytes", (long long)kProfile.sys_workspace));
+        return (__gm__ uint8_t*)(uintptr_t)kProfile.sys_workspace;
+    }
+    return sys + kProfile.sys_workspace;
+}
+inline void SetSysWorkspace(__gm__ uint8_t* workspace) {
+    ascemu::Core* c = ascemu::t_core;
+    if (c && !c->sys_workspace) c->sys_workspace = workspace;
+}
+inline void SetSysWorkspaceForce(__gm__ uint8_t* workspace) {
+    if (ascemu::Core* c = ascemu::t_core) c->sys_workspace = workspace;
+}
+// Was the one system-workspace pointer of every core; it is per core now (Core::sys_workspace, as CANN's is per
+// block).  serve.h still resets it between launches.
 inline __gm__ uint8_t*& ascemu_sys_ws() {
     static __gm__ uint8_t* p = nullptr;
     return p;
 }
-inline void SetSysWorkspace(__gm__ uint8_t* workspace) { ascemu_sys_ws() = workspace; }
-inline __gm__ uint8_t* GetSysWorkSpacePtr() { return ascemu_sys_ws(); }
 inline uint32_t GetUBSizeInBytes() { return ascemu::kProfile.ub_size; }
 inline int64_t GetSystemCycle() {
     ascemu::Core* c = ascemu::t_core;
@@ -205,12 +254,39 @@ inline void Trap(ASCEMU_SL) {
     ascemu::diag("KERNEL_ABORT", ascemu::Sev::Fatal, loc, "Trap() called by the kernel", "{}");
 }
 
+// CANN: "AI Core has global state, such as the atomic-accumulation state and the mask mode, that an operator run
+// before this one may have changed; with static-Tensor programming the kernel must call InitSocState at its entry
+// to initialise it" (Ascend C API reference, InitSocState, CANN 8.3.RC1:
+// https://www.hiascend.com/document/detail/zh/canncommercial/83RC1/API/ascendcopapi/atlasascendc_api_07_00094.html).
+// Every emulated core starts a launch in that state already, so at a kernel's entry this changes nothing; called
+// later it restores it (atomics off, normal mask mode, every lane enabled), as the device does.
+inline void InitSocState(ASCEMU_SL) {
+    ascemu::Core* c = ascemu::api_enter("InitSocState", loc);
+    c->atomic_fn = nullptr;
+    c->atomic_type = nullptr;
+    c->mask_counter = false;
+    c->vmask[0] = c->vmask[1] = ~0ull;
+}
+
 inline void SetKernelMode(KernelMode m, ASCEMU_SL) {
     if (m == KernelMode::AIC_MODE)
         ascemu::diag("UNSUPPORTED_API", ascemu::Sev::Error, loc, "SetKernelMode(AIC_MODE): cube is not emulated", "{}");
 }
 
 }  // namespace AscendC
+
+// `block_idx` / `block_num`: the kernel's core index and core count as global variables, the spelling CANN's
+// newest examples use (`x + block_idx * blockLength`).  Each reads the running core's value when used.
+namespace ascemu {
+struct BlockIdxVar {
+    operator int64_t() const { return AscendC::GetBlockIdx(); }
+};
+struct BlockNumVar {
+    operator int64_t() const { return AscendC::GetBlockNum(); }
+};
+}  // namespace ascemu
+inline constexpr ascemu::BlockIdxVar block_idx{};
+inline constexpr ascemu::BlockNumVar block_num{};
 
 // ------------------------------------------------------------------------------------------------ macros
 #define ASCEMU_CAT2(a, b) a##b

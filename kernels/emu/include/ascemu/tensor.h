@@ -6,6 +6,15 @@
 #include "ascemu/macros.h"
 #include "ascemu/runtime.h"
 
+// The platform as compile-time error messages name it.
+#ifndef ASCEMU_ARCH_LABEL
+#if ASCEMU_IS_310P
+#define ASCEMU_ARCH_LABEL "ascend310p (__NPU_ARCH__ 2002)"
+#else
+#define ASCEMU_ARCH_LABEL "ascend910b (__NPU_ARCH__ 2201)"
+#endif
+#endif
+
 namespace ascemu {
 
 // ------------------------------------------------------------------------------------------------ UB operands
@@ -247,6 +256,79 @@ inline void ub_overlap_check(Core* c, const UbView& d, size_t dbytes, const UbVi
              jd("dst", d.off, "src", s.off));
 }
 
+// ------------------------------------------------------------------------------------------------ static tensors
+// Static-Tensor programming (no TPipe): LocalTensor(TPosition, addr, tileSize) and LocalMemAllocator place a tensor
+// at a UB byte address themselves.  Each such tensor gets a buffer record of its own in Core::bufs, so the operand
+// checks (UB_OOB, UB_TENSOR_OVERRUN, the written shadow, the pipe model) apply as they do to TPipe buffers.  The
+// creation checks are those of CANN's CPU-debug LocalTensor::CreateTensor (impl/basic_api/kernel_tensor_impl.h):
+// a UB position, a 32-byte aligned address and length, a non-empty tensor, and the end inside UB.
+inline const char kStaticTensorOwner = 0;  // UbBuf::owner of every static tensor
+inline int& live_ub_allocators() {          // LocalMemAllocator<Hardware::UB> objects alive on this core thread
+    static thread_local int n = 0;
+    return n;
+}
+
+inline bool pos_is_ub_code(uint8_t p) {
+    using AscendC::TPosition;
+    return p == (uint8_t)TPosition::VECIN || p == (uint8_t)TPosition::VECOUT || p == (uint8_t)TPosition::VECCALC;
+}
+
+// The buffer record of a static tensor covering UB [addr, addr + bytes): an existing one for the same range (a
+// tensor re-created in a loop), else a new one.  -1 when the position is not UB (the tensor stays invalid).
+inline int32_t static_ub_buf(Core* c, uint8_t pos, uint32_t addr, uint64_t bytes, const SL& loc, const char* api) {
+    using AscendC::TPosition;
+    if (pos == (uint8_t)TPosition::GM || pos >= (uint8_t)TPosition::MAX) {
+        diag("PARAM_RANGE", Sev::Error, loc, strf("%s at TPosition %u: a LocalTensor cannot be at GM (or MAX)", api, pos),
+             jd("position", pos));
+        return -1;
+    }
+    if (!pos_is_ub_code(pos)) {
+        diag("UNSUPPORTED_API", Sev::Error, loc,
+             strf("%s at a non-UB TPosition (%u): only VECIN/VECOUT/VECCALC are emulated", api, pos),
+             jd("position", pos));
+        return -1;
+    }
+    const uint64_t end = (uint64_t)addr + bytes;
+    const uint32_t hi = (uint32_t)std::min<uint64_t>(end, UINT32_MAX);
+    for (size_t i = 0; i < c->bufs.size(); ++i) {
+        const UbBuf& b = c->bufs[i];
+        if (b.owner == &kStaticTensorOwner && b.lo == addr && b.hi == hi) return (int32_t)i;
+    }
+    if (addr % 32)
+        diag("UB_MISALIGNED", Sev::Error, loc, strf("%s: UB address %u is not 32-byte aligned", api, addr),
+             jd("ub_offset", addr, "align", 32));
+    if (bytes == 0)
+        diag("PARAM_RANGE", Sev::Error, loc, strf("%s: a tensor of 0 elements", api), jd("ub_offset", addr));
+    else if (bytes % 32)
+        diag("UB_MISALIGNED", Sev::Error, loc,
+             strf("%s: the tensor is %llu bytes long, not a multiple of 32 bytes", api, (unsigned long long)bytes),
+             jd("ub_offset", addr, "bytes", (long long)bytes, "align", 32));
+    const uint32_t limit = kProfile.ub_size - rt().cfg.ub_reserved;
+    if (end > limit)
+        diag("UB_OVERFLOW", Sev::Error, loc,
+             strf("%s places UB [%u, %llu) but only %u bytes are available (ub_size %u - ub_reserved %u)", api, addr,
+                  (unsigned long long)end, limit, kProfile.ub_size, rt().cfg.ub_reserved),
+             jd("ub_offset", addr, "end", (long long)end, "limit", limit));
+    for (const UbBuf& b : c->bufs)  // CANN: static tensors and LocalMemAllocator cannot be mixed with TPipe buffers
+        if (b.owner != &kStaticTensorOwner && b.lo < hi && addr < b.hi) {
+            diag("UB_STATIC_OVERLAP", Sev::Warning, loc,
+                 strf("%s places UB [%u, %u), which overlaps the TPipe buffer [%u, %u): static tensors "
+                      "(LocalMemAllocator, LocalTensor(pos, addr, tileSize)) must not be mixed with TPipe",
+                      api, addr, hi, b.lo, b.hi),
+                 jd("ub_lo", addr, "ub_hi", hi, "buffer_lo", b.lo, "buffer_hi", b.hi));
+            break;
+        }
+    UbBuf nb;
+    nb.lo = addr;
+    nb.hi = hi;
+    nb.owner = &kStaticTensorOwner;
+    nb.pos = pos;
+    nb.state = SlotState::TBuf;
+    c->bufs.push_back(nb);
+    c->tr.ub_peak = std::max<uint64_t>(c->tr.ub_peak, hi);
+    return (int32_t)c->bufs.size() - 1;
+}
+
 template <class T>
 inline constexpr bool is_b16_v = sizeof(T) == 2;
 
@@ -335,10 +417,12 @@ class GlobalTensor {
     GlobalTensor() = default;
     void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize) {
         base_ = buffer;
+        origin_ = buffer;
         size_ = bufferSize;
     }
     void SetGlobalBuffer(__gm__ T* buffer) {
         base_ = buffer;
+        origin_ = buffer;
         size_ = 0;
     }
     T GetValue(const uint64_t offset, const std::source_location loc = std::source_location::current()) const {
@@ -349,6 +433,7 @@ class GlobalTensor {
         std::memset((void*)&v, 0xFF, sizeof(T));
         const uint8_t* p = (const uint8_t*)(base_ + offset);
         logical_check(offset, 1, loc);
+        gm_note_view(p, origin_);
         GmAccess a = gm_check(p, sizeof(T), false, sizeof(T), loc, "GlobalTensor::GetValue");
         c->tr.gm_get++;
         if (a.ok == sizeof(T)) {
@@ -365,6 +450,7 @@ class GlobalTensor {
         maybe_yield(c);
         uint8_t* p = (uint8_t*)(base_ + offset);
         logical_check(offset, 1, loc);
+        gm_note_view(p, origin_);
         GmAccess a = gm_check(p, sizeof(T), true, sizeof(T), loc, "GlobalTensor::SetValue");
         c->tr.gm_set++;
         if (a.ok == sizeof(T)) {
@@ -376,16 +462,47 @@ class GlobalTensor {
     GlobalTensor operator[](const uint64_t offset) const {
         GlobalTensor g;
         g.base_ = base_ + offset;
+        g.origin_ = origin_;
         g.size_ = size_ > offset ? size_ - offset : 0;
         g.logical_ = size_ ? true : logical_;
         return g;
     }
-#if ASCEMU_IS_910B
-    T& operator()(const uint64_t offset) const { return base_[offset]; }  // unchecked raw access (P910B only)
-#endif
+    // A raw reference into GM, as CANN's (include/basic_api/kernel_tensor.h declares it for every architecture).
+    // Accesses through it bypass the DCache model and the written / race bookkeeping (spec P5); the address is
+    // checked: an element outside every GM allocation is reported and the reference goes to a scratch element.
+    __gm__ T& operator()(const uint64_t offset, const std::source_location loc = std::source_location::current()) const {
+        using namespace ascemu;
+        if (!t_core) return base_[offset];
+        api_enter("GlobalTensor::operator()", loc);
+        logical_check(offset, 1, loc);
+        gm_note_view(base_ + offset, origin_);
+        if (gm_check(base_ + offset, sizeof(T), false, sizeof(T), loc, "GlobalTensor::operator()").ok == sizeof(T))
+            return base_[offset];
+        static thread_local T scratch;
+        std::memset((void*)&scratch, 0xFF, sizeof(T));
+        return scratch;
+    }
+    // CANN declares GlobalTensor::ReinterpretCast only for __NPU_ARCH__ 3510 / 5102 (Ascend 950 generation; the
+    // `#if` around it in include/basic_api/kernel_tensor.h of cann/asc-devkit), so CANN's compiler rejects it for
+    // 310P (2002) and 910B (2201): a compile error here too.
+    template <typename U>
+    GlobalTensor<U> ReinterpretCast() const {
+        static_assert(sizeof(U) == 0,
+                      "GlobalTensor::ReinterpretCast needs a newer architecture: CANN provides it for __NPU_ARCH__ "
+                      "3510/5102 (Ascend 950) only, not for " ASCEMU_ARCH_LABEL
+                      "; reinterpret the __gm__ pointer and call SetGlobalBuffer instead");
+        return {};
+    }
     uint64_t GetSize() const { return size_; }
-    __gm__ T* GetPhyAddr() const { return base_; }
-    __gm__ T* GetPhyAddr(const uint64_t offset) const { return base_ + offset; }
+    // The APIs that take a GlobalTensor's address from here are judged by the allocation it was set on (gm_check).
+    __gm__ T* GetPhyAddr() const {
+        ascemu::gm_note_view(base_, origin_);
+        return base_;
+    }
+    __gm__ T* GetPhyAddr(const uint64_t offset) const {
+        ascemu::gm_note_view(base_ + offset, origin_);
+        return base_ + offset;
+    }
     void SetL2CacheHint(int) {}
     template <class M>
     void SetL2CacheHint(M) {}
@@ -401,6 +518,7 @@ class GlobalTensor {
     }
 
     __gm__ T* base_ = nullptr;
+    const void* origin_ = nullptr;  // what SetGlobalBuffer was given: the tensor's allocation (gm_note_view)
     uint64_t size_ = 0;
     bool logical_ = false;
 };
@@ -411,6 +529,22 @@ class LocalTensor {
   public:
     using PrimType = T;
     LocalTensor() = default;
+    // The whole-tensor operator forms (dst = src0 + src1, dst = src0 < src1, ...): vector.h's expression objects.
+    template <class Expr>
+        requires requires(const Expr& e, const LocalTensor& d) { e.ascemu_assign_to(d); }
+    void operator=(const Expr& e) {
+        e.ascemu_assign_to(*this);
+    }
+    // Static-Tensor programming: a tensor of tileSize elements at UB byte address `addr` (see static_ub_buf).
+    LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize,
+                const std::source_location loc = std::source_location::current()) {
+        using namespace ascemu;
+        Core* c = t_core;
+        if (!c) return;  // built outside a launch: stays invalid (UB_INVALID_TENSOR when used)
+        api_enter("LocalTensor(pos, addr, tileSize)", loc);
+        int32_t b = static_ub_buf(c, (uint8_t)pos, addr, (uint64_t)tileSize * sizeof(T), loc, "LocalTensor(pos, addr, tileSize)");
+        if (b >= 0) v_ = UbView{addr, tileSize, b, c->bufs[b].gen, (uint8_t)pos, (uint8_t)sizeof(T)};
+    }
 
     T GetValue(const uint32_t index, const std::source_location loc = std::source_location::current()) const {
         using namespace ascemu;

@@ -187,6 +187,13 @@ static_assert(sizeof(half) == 2 && std::is_trivially_copyable_v<half> && std::is
 static_assert(sizeof(bfloat16_t) == 2 && std::is_trivially_copyable_v<bfloat16_t> &&
               std::is_standard_layout_v<bfloat16_t>);
 
+// `float16_t` / `float32_t`: the names many Ascend C kernels (cann-ops operators, course code) use for half and
+// float, unqualified, both outside and inside `namespace AscendC` code.  CANN's open basic-API headers
+// (cann/asc-devkit include/basic_api, impl/basic_api) do not declare them; they come with CANN's compiler
+// environment.  [CHOICE] ascemu declares them as aliases in the global namespace, where both spellings resolve.
+using float16_t = half;
+using float32_t = float;
+
 namespace AscendC {
 // Values exactly as CANN (facts §2.1).  CAST_HYBRID is Atlas 350 only; never supported here.
 enum class RoundMode : int { CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD, CAST_HYBRID };

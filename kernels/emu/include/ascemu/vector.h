@@ -225,6 +225,11 @@ template <class T>
 inline constexpr bool arith_t = one_of_v<T, half, float, int16_t, int32_t>;
 template <class T>
 inline constexpr bool float_t_ = one_of_v<T, half, float>;
+template <class T>
+inline constexpr bool bits16_t = one_of_v<T, int16_t, uint16_t>;
+// And/Or count form: 910B's CANN also compiles 32-bit types (and reinterprets them as int16_t); 310P does not
+template <class T>
+inline constexpr bool bitwise_count_t = bits16_t<T> || (kIs910B && one_of_v<T, int32_t, uint32_t>);
 
 }  // namespace ascemu
 
@@ -234,11 +239,14 @@ namespace AscendC {
 #define ASCEMU_SL const std::source_location loc = std::source_location::current()
 
 // ------------------------------------------------------------------------------------------------ binary
-#define ASCEMU_BINARY(NAME, OKEXPR, FN, FAST)                                                                        \
+// OKEXPR: the dtypes CANN implements (checked at compile time, and at run time when ASCEMU_CANN_STRICT=0);
+// COUNT_OK: what CANN's count form accepts at compile time (910B's And/Or count form also takes 32-bit types).
+#define ASCEMU_BINARY(NAME, OKEXPR, COUNT_OK, FN, FAST)                                                              \
     template <typename T>                                                                                            \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
                      const int32_t& count, ASCEMU_SL) {                                                              \
         using namespace ascemu;                                                                                      \
+        ASCEMU_STRICT_DTYPE(#NAME, COUNT_OK);                                                                        \
         Core* c = api_enter(#NAME, loc);                                                                             \
         if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
         OverflowMode om = ovf();                                                                                     \
@@ -246,9 +254,9 @@ namespace AscendC {
     }                                                                                                                \
     template <typename T, bool isSetMask = true>                                                                     \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
-                     const uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& repeatParams,        \
-                     ASCEMU_SL) {                                                                                    \
+                     uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& repeatParams, ASCEMU_SL) { \
         using namespace ascemu;                                                                                      \
+        ASCEMU_STRICT_DTYPE(#NAME, OKEXPR);                                                                          \
         Core* c = api_enter(#NAME, loc);                                                                             \
         if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
         OverflowMode om = ovf();                                                                                     \
@@ -256,9 +264,16 @@ namespace AscendC {
                        repeatParams, loc, [om](T x, T y) { return FN(x, y, om); });                                  \
     }                                                                                                                \
     template <typename T, bool isSetMask = true>                                                                     \
+    inline void NAME(const LocalTensor<T>&, const LocalTensor<T>&, const LocalTensor<T>&, const uint64_t* mask,      \
+                     const uint8_t, const BinaryRepeatParams&, ASCEMU_SL) {                                          \
+        ASCEMU_CONST_MASK_REFUSED(#NAME, T);                                                                         \
+        (void)mask, (void)loc;                                                                                       \
+    }                                                                                                                \
+    template <typename T, bool isSetMask = true>                                                                     \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
                      uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams, ASCEMU_SL) {   \
         using namespace ascemu;                                                                                      \
+        ASCEMU_STRICT_DTYPE(#NAME, OKEXPR);                                                                          \
         Core* c = api_enter(#NAME, loc);                                                                             \
         if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
         OverflowMode om = ovf();                                                                                     \
@@ -286,14 +301,14 @@ template <class T> inline T bor(T a, T b, ascemu::OverflowMode) { return T(a | b
 #define ASCEMU_FAST_SCALAR(OP) \
     [s](auto* t, const auto* a, int k) { return ascemu::fast::bin_f32(OP, t, a, &s, 0, k); }
 
-ASCEMU_BINARY(Add, arith_t<T>, ascemu_ops::add<T>, ASCEMU_FAST_BIN(fast::Bin::Add))
-ASCEMU_BINARY(Sub, arith_t<T>, ascemu_ops::sub<T>, ASCEMU_FAST_BIN(fast::Bin::Sub))
-ASCEMU_BINARY(Mul, arith_t<T>, ascemu_ops::mul<T>, ASCEMU_FAST_BIN(fast::Bin::Mul))
-ASCEMU_BINARY(Div, float_t_<T>, ascemu_ops::div<T>, ASCEMU_FAST_BIN(fast::Bin::Div))
-ASCEMU_BINARY(Max, arith_t<T>, ascemu_ops::max<T>, nullptr)
-ASCEMU_BINARY(Min, arith_t<T>, ascemu_ops::min<T>, nullptr)
-ASCEMU_BINARY(And, (one_of_v<T, int16_t, uint16_t>), ascemu_ops::band<T>, nullptr)
-ASCEMU_BINARY(Or, (one_of_v<T, int16_t, uint16_t>), ascemu_ops::bor<T>, nullptr)
+ASCEMU_BINARY(Add, arith_t<T>, arith_t<T>, ascemu_ops::add<T>, ASCEMU_FAST_BIN(fast::Bin::Add))
+ASCEMU_BINARY(Sub, arith_t<T>, arith_t<T>, ascemu_ops::sub<T>, ASCEMU_FAST_BIN(fast::Bin::Sub))
+ASCEMU_BINARY(Mul, arith_t<T>, arith_t<T>, ascemu_ops::mul<T>, ASCEMU_FAST_BIN(fast::Bin::Mul))
+ASCEMU_BINARY(Div, float_t_<T>, float_t_<T>, ascemu_ops::div<T>, ASCEMU_FAST_BIN(fast::Bin::Div))
+ASCEMU_BINARY(Max, arith_t<T>, arith_t<T>, ascemu_ops::max<T>, nullptr)
+ASCEMU_BINARY(Min, arith_t<T>, arith_t<T>, ascemu_ops::min<T>, nullptr)
+ASCEMU_BINARY(And, bits16_t<T>, bitwise_count_t<T>, ascemu_ops::band<T>, nullptr)
+ASCEMU_BINARY(Or, bits16_t<T>, bitwise_count_t<T>, ascemu_ops::bor<T>, nullptr)
 #undef ASCEMU_BINARY
 
 // ------------------------------------------------------------------------------------------------ scalar binary
@@ -302,6 +317,7 @@ ASCEMU_BINARY(Or, (one_of_v<T, int16_t, uint16_t>), ascemu_ops::bor<T>, nullptr)
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,                     \
                      const int32_t& count, ASCEMU_SL) {                                                              \
         using namespace ascemu;                                                                                      \
+        ASCEMU_STRICT_DTYPE(#NAME, OKEXPR);                                                                          \
         Core* c = api_enter(#NAME, loc);                                                                             \
         if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
         OverflowMode om = ovf();                                                                                     \
@@ -310,9 +326,10 @@ ASCEMU_BINARY(Or, (one_of_v<T, int16_t, uint16_t>), ascemu_ops::bor<T>, nullptr)
     }                                                                                                                \
     template <typename T, bool isSetMask = true>                                                                     \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,                     \
-                     const uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& repeatParams,         \
+                     uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& repeatParams,               \
                      ASCEMU_SL) {                                                                                    \
         using namespace ascemu;                                                                                      \
+        ASCEMU_STRICT_DTYPE(#NAME, OKEXPR);                                                                          \
         Core* c = api_enter(#NAME, loc);                                                                             \
         if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
         OverflowMode om = ovf();                                                                                     \
@@ -321,9 +338,16 @@ ASCEMU_BINARY(Or, (one_of_v<T, int16_t, uint16_t>), ascemu_ops::bor<T>, nullptr)
                       repeatParams, loc, [om, s](T x) { return FN(x, s, om); });                                     \
     }                                                                                                                \
     template <typename T, bool isSetMask = true>                                                                     \
+    inline void NAME(const LocalTensor<T>&, const LocalTensor<T>&, const T&, const uint64_t* mask, const uint8_t,    \
+                     const UnaryRepeatParams&, ASCEMU_SL) {                                                          \
+        ASCEMU_CONST_MASK_REFUSED(#NAME, T);                                                                         \
+        (void)mask, (void)loc;                                                                                       \
+    }                                                                                                                \
+    template <typename T, bool isSetMask = true>                                                                     \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, uint64_t mask,      \
                      const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {                   \
         using namespace ascemu;                                                                                      \
+        ASCEMU_STRICT_DTYPE(#NAME, OKEXPR);                                                                          \
         Core* c = api_enter(#NAME, loc);                                                                             \
         if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
         OverflowMode om = ovf();                                                                                     \
@@ -340,37 +364,103 @@ ASCEMU_SCALAR(Mins, arith_t<T>, ascemu_ops::min<T>, nullptr)
 #undef ASCEMU_FAST_SCALAR
 #undef ASCEMU_SCALAR
 
-// ShiftLeft / ShiftRight: P910B only (u16, i16, u32, i32).
+// ShiftLeft / ShiftRight: 910B (u16, i16, u32, i32); on 310P CANN compiles them and refuses at run time.
+// ShiftRight is logical for unsigned, arithmetic for signed; roundEn (mask forms, signed types) adds the last
+// bit shifted out ([DOC] ShiftRight page: "src 17 >> 5 with roundEn gives 1").
+namespace ascemu_detail {
+template <class T>
+inline constexpr bool shift_t = ascemu::one_of_v<T, uint16_t, int16_t, uint32_t, int32_t>;
+template <class T>
+inline T shift_left(T x, T s) {
+    using U = std::make_unsigned_t<T>;
+    return (T)(U)((U)x << (int)s);
+}
+template <class T>
+inline T shift_right(T x, T s, bool roundEn) {
+    T r = (T)(x >> (int)s);
+    if (roundEn && std::is_signed_v<T> && s > 0) r = (T)(r + ((x >> ((int)s - 1)) & 1));
+    return r;
+}
+template <class T>
+inline bool shift_prepare(ascemu::Core* c, const std::source_location& loc, const char* api) {
+    if (ascemu::kIs310P) return ascemu::unsupported_api(loc, api);
+    return ascemu::dtype_check<T>(shift_t<T>, c, loc, api);
+}
+}  // namespace ascemu_detail
+
 template <typename T, bool isSetMask = true>
 inline void ShiftLeft(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, const int32_t& count,
                       ASCEMU_SL) {
     using namespace ascemu;
+    ASCEMU_STRICT_DTYPE("ShiftLeft", ascemu_detail::shift_t<T>);
     Core* c = api_enter("ShiftLeft", loc);
-    if (kIs310P) { unsupported_api(loc, "ShiftLeft"); return; }
-    if (!dtype_check<T>(one_of_v<T, uint16_t, int16_t, uint32_t, int32_t>, c, loc, "ShiftLeft")) return;
+    if (!ascemu_detail::shift_prepare<T>(c, loc, "ShiftLeft")) return;
     T s = scalarValue;
-    unary_count<T, T>(c, "ShiftLeft", dst, src, count, loc, [s](T x) {
-        using U = std::make_unsigned_t<T>;
-        return (T)(U)((U)x << (int)s);
-    });
+    unary_count<T, T>(c, "ShiftLeft", dst, src, count, loc, [s](T x) { return ascemu_detail::shift_left(x, s); });
+}
+template <typename T, bool isSetMask = true>
+inline void ShiftLeft(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, uint64_t mask[],
+                      const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {
+    using namespace ascemu;
+    ASCEMU_STRICT_DTYPE("ShiftLeft", ascemu_detail::shift_t<T>);
+    Core* c = api_enter("ShiftLeft", loc);
+    if (!ascemu_detail::shift_prepare<T>(c, loc, "ShiftLeft")) return;
+    T s = scalarValue;
+    unary_mask<T>(c, "ShiftLeft", dst, src, mask_from_array(c, mask, 256 / sizeof(T), isSetMask), repeatTime,
+                  repeatParams, loc, [s](T x) { return ascemu_detail::shift_left(x, s); });
+}
+template <typename T, bool isSetMask = true>
+inline void ShiftLeft(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, uint64_t mask,
+                      const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {
+    using namespace ascemu;
+    ASCEMU_STRICT_DTYPE("ShiftLeft", ascemu_detail::shift_t<T>);
+    Core* c = api_enter("ShiftLeft", loc);
+    if (!ascemu_detail::shift_prepare<T>(c, loc, "ShiftLeft")) return;
+    T s = scalarValue;
+    unary_mask<T>(c, "ShiftLeft", dst, src, mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask), repeatTime,
+                  repeatParams, loc, [s](T x) { return ascemu_detail::shift_left(x, s); });
 }
 template <typename T, bool isSetMask = true>
 inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, const int32_t& count,
-                       bool roundEn = false, ASCEMU_SL) {
+                       ASCEMU_SL) {
     using namespace ascemu;
+    ASCEMU_STRICT_DTYPE("ShiftRight", ascemu_detail::shift_t<T>);
     Core* c = api_enter("ShiftRight", loc);
-    (void)roundEn;
-    if (kIs310P) { unsupported_api(loc, "ShiftRight"); return; }
-    if (!dtype_check<T>(one_of_v<T, uint16_t, int16_t, uint32_t, int32_t>, c, loc, "ShiftRight")) return;
+    if (!ascemu_detail::shift_prepare<T>(c, loc, "ShiftRight")) return;
     T s = scalarValue;
-    unary_count<T, T>(c, "ShiftRight", dst, src, count, loc, [s](T x) { return (T)(x >> (int)s); });
+    unary_count<T, T>(c, "ShiftRight", dst, src, count, loc, [s](T x) { return ascemu_detail::shift_right(x, s, false); });
+}
+template <typename T, bool isSetMask = true>
+inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, uint64_t mask[],
+                       const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, bool roundEn = false,
+                       ASCEMU_SL) {
+    using namespace ascemu;
+    ASCEMU_STRICT_DTYPE("ShiftRight", ascemu_detail::shift_t<T>);
+    Core* c = api_enter("ShiftRight", loc);
+    if (!ascemu_detail::shift_prepare<T>(c, loc, "ShiftRight")) return;
+    T s = scalarValue;
+    unary_mask<T>(c, "ShiftRight", dst, src, mask_from_array(c, mask, 256 / sizeof(T), isSetMask), repeatTime,
+                  repeatParams, loc, [s, roundEn](T x) { return ascemu_detail::shift_right(x, s, roundEn); });
+}
+template <typename T, bool isSetMask = true>
+inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, uint64_t mask,
+                       const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, bool roundEn = false,
+                       ASCEMU_SL) {
+    using namespace ascemu;
+    ASCEMU_STRICT_DTYPE("ShiftRight", ascemu_detail::shift_t<T>);
+    Core* c = api_enter("ShiftRight", loc);
+    if (!ascemu_detail::shift_prepare<T>(c, loc, "ShiftRight")) return;
+    T s = scalarValue;
+    unary_mask<T>(c, "ShiftRight", dst, src, mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask), repeatTime,
+                  repeatParams, loc, [s, roundEn](T x) { return ascemu_detail::shift_right(x, s, roundEn); });
 }
 
 // ------------------------------------------------------------------------------------------------ unary
 #define ASCEMU_UNARY(NAME, OKEXPR, EXPR, FAST)                                                                       \
-    template <typename T, bool isSetMask = true>                                                                     \
+    template <typename T> /* CANN's count forms take no isSetMask */                                                 \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count, ASCEMU_SL) {        \
         using namespace ascemu;                                                                                      \
+        ASCEMU_STRICT_DTYPE(#NAME, OKEXPR);                                                                          \
         Core* c = api_enter(#NAME, loc);                                                                             \
         if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
         OverflowMode om = ovf();                                                                                     \
@@ -378,9 +468,10 @@ inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, con
         unary_count<T, T>(c, #NAME, dst, src, count, loc, [om](T x) { return EXPR; }, FAST);                         \
     }                                                                                                                \
     template <typename T, bool isSetMask = true>                                                                     \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],                    \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask[],                          \
                      const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {                   \
         using namespace ascemu;                                                                                      \
+        ASCEMU_STRICT_DTYPE(#NAME, OKEXPR);                                                                          \
         Core* c = api_enter(#NAME, loc);                                                                             \
         if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
         OverflowMode om = ovf();                                                                                     \
@@ -389,9 +480,22 @@ inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, con
                       repeatParams, loc, [om](T x) { return EXPR; });                                                \
     }                                                                                                                \
     template <typename T, bool isSetMask = true>                                                                     \
+    inline void NAME(const LocalTensor<T>&, const LocalTensor<T>&, const uint64_t* mask, const uint8_t,              \
+                     const UnaryRepeatParams&, ASCEMU_SL) {                                                          \
+        ASCEMU_CONST_MASK_REFUSED(#NAME, T);                                                                         \
+        (void)mask, (void)loc;                                                                                       \
+    }                                                                                                                \
+    template <typename T, bool isSetMask> /* only an explicit NAME<T, isSetMask>(dst, src, count) lands here */      \
+    inline void NAME(const LocalTensor<T>&, const LocalTensor<T>&, const int32_t& count, ASCEMU_SL) {                \
+        static_assert(ascemu::dependent_false_v<T>, #NAME "'s count form takes no isSetMask template argument on "   \
+                                                    ASCEMU_PLATFORM_STR " (CANN's signature)");                     \
+        (void)count, (void)loc;                                                                                      \
+    }                                                                                                                \
+    template <typename T, bool isSetMask = true>                                                                     \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask, const uint8_t repeatTime,  \
                      const UnaryRepeatParams& repeatParams, ASCEMU_SL) {                                             \
         using namespace ascemu;                                                                                      \
+        ASCEMU_STRICT_DTYPE(#NAME, OKEXPR);                                                                          \
         Core* c = api_enter(#NAME, loc);                                                                             \
         if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
         OverflowMode om = ovf();                                                                                     \
@@ -411,13 +515,17 @@ ASCEMU_UNARY(Not, (one_of_v<T, int16_t, uint16_t>), (T)~x, nullptr)
 #undef ASCEMU_UNARY
 
 // ------------------------------------------------------------------------------------------------ Duplicate
+namespace ascemu_detail {
+template <class T>  // bfloat16_t on 910B only
+inline constexpr bool dup_t =
+    ascemu::one_of_v<T, int16_t, uint16_t, half, int32_t, uint32_t, float> || (ascemu::kIs910B && ascemu::is_bf16_v<T>);
+}  // namespace ascemu_detail
 template <typename T>
 inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& count, ASCEMU_SL) {
     using namespace ascemu;
+    ASCEMU_STRICT_DTYPE("Duplicate", ascemu_detail::dup_t<T>);
     Core* c = api_enter("Duplicate", loc);
-    if (!dtype_check<T>(one_of_v<T, int16_t, uint16_t, half, int32_t, uint32_t, float, bfloat16_t>, c, loc,
-                        "Duplicate"))
-        return;
+    if (!dtype_check<T>(ascemu_detail::dup_t<T>, c, loc, "Duplicate")) return;
     if (!count_ok(count, loc, "Duplicate")) return;
     uint8_t* d = ub_operand(c, dst.v_, count * sizeof(T), UB_W, loc, "dst");
     if (!d) return;
@@ -437,10 +545,9 @@ template <typename T, bool isSetMask = true>
 inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask, const uint8_t repeatTime,
                       const uint16_t dstBlockStride, const uint8_t dstRepeatStride, ASCEMU_SL) {
     using namespace ascemu;
+    ASCEMU_STRICT_DTYPE("Duplicate", ascemu_detail::dup_t<T>);
     Core* c = api_enter("Duplicate", loc);
-    if (!dtype_check<T>(one_of_v<T, int16_t, uint16_t, half, int32_t, uint32_t, float, bfloat16_t>, c, loc,
-                        "Duplicate"))
-        return;
+    if (!dtype_check<T>(ascemu_detail::dup_t<T>, c, loc, "Duplicate")) return;
     Opnd ops[1] = {{&dst.v_, dstBlockStride, dstRepeatStride, sizeof(T), UB_W, "dst"}};
     T s = scalarValue;
     mask_walk<1>(c, ops, sizeof(T), mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask), repeatTime, loc,
@@ -448,13 +555,12 @@ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t 
     trace_vec(c, "Duplicate", dtype_name_v<T>, dtype_name_v<T>, -1, repeatTime);
 }
 template <typename T, bool isSetMask = true>
-inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const uint64_t mask[], const uint8_t repeatTime,
+inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask[], const uint8_t repeatTime,
                       const uint16_t dstBlockStride, const uint8_t dstRepeatStride, ASCEMU_SL) {
     using namespace ascemu;
+    ASCEMU_STRICT_DTYPE("Duplicate", ascemu_detail::dup_t<T>);
     Core* c = api_enter("Duplicate", loc);
-    if (!dtype_check<T>(one_of_v<T, int16_t, uint16_t, half, int32_t, uint32_t, float, bfloat16_t>, c, loc,
-                        "Duplicate"))
-        return;
+    if (!dtype_check<T>(ascemu_detail::dup_t<T>, c, loc, "Duplicate")) return;
     Opnd ops[1] = {{&dst.v_, dstBlockStride, dstRepeatStride, sizeof(T), UB_W, "dst"}};
     T s = scalarValue;
     mask_walk<1>(c, ops, sizeof(T), mask_from_array(c, mask, 256 / sizeof(T), isSetMask), repeatTime, loc,
@@ -467,8 +573,9 @@ template <typename T>
 inline void CreateVecIndex(LocalTensor<T> dst, const std::type_identity_t<T>& firstValue, uint32_t calCount,
                            ASCEMU_SL) {
     using namespace ascemu;
+    ASCEMU_STRICT_DTYPE("CreateVecIndex", arith_t<T>);  // CANN builds it with Adds
     Core* c = api_enter("CreateVecIndex", loc);
-    if (!dtype_check<T>(one_of_v<T, half, int16_t, int32_t, float>, c, loc, "CreateVecIndex")) return;
+    if (!dtype_check<T>(arith_t<T>, c, loc, "CreateVecIndex")) return;
     uint8_t* d = ub_operand(c, dst.v_, (size_t)calCount * sizeof(T), UB_W, loc, "dst");
     if (!d) return;
     T* p = (T*)d;
@@ -479,6 +586,66 @@ inline void CreateVecIndex(LocalTensor<T> dst, const std::type_identity_t<T>& fi
         for (uint32_t i = 0; i < calCount; ++i) p[i] = num::wrap_result<T>((long long)firstValue + (long long)i);
     }
     trace_vec(c, "CreateVecIndex", dtype_name_v<T>, dtype_name_v<T>, calCount, repeats_for(calCount, sizeof(T)));
+}
+
+// Mask forms.  CANN ([CODE] dav_c220 kernel_operator_vec_createvecindex_impl.h) writes the first repeat from the
+// scalar unit (T(float(first) + lane)); the continuous form builds its blocks 2..8 with Adds(previous block, lanes
+// per block), and every further repeat is Adds(previous repeat, lanes per repeat): half values round at each step.
+namespace ascemu_detail {
+template <typename T>
+inline T vec_index_value(const T& first, int64_t lane) {
+    if constexpr (std::is_integral_v<T>) return ascemu::num::wrap_result<T>((long long)first + lane);
+    else return ascemu::num::round_result<T>((double)((float)first + (float)lane), ascemu::ovf());
+}
+template <typename T>
+inline void create_vec_index_mask(LocalTensor<T>& dst, const T& first, const ascemu::Mask& m, bool continuous,
+                                  uint8_t repeatTime, uint16_t dstBlkStride, uint8_t dstRepStride,
+                                  const std::source_location& loc) {
+    using namespace ascemu;
+    Core* c = t_core;
+    if (!dtype_check<T>(arith_t<T>, c, loc, "CreateVecIndex")) return;
+    const int L = 256 / (int)sizeof(T), epb = 32 / (int)sizeof(T);
+    std::vector<T> cur(L);
+    for (int i = 0; i < L; ++i)
+        cur[i] = continuous && i >= epb ? num::add_value<T>(cur[i - epb], (T)epb, ovf()) : vec_index_value(first, i);
+    std::vector<int> lanes;
+    for (int i = 0; i < L; ++i)
+        if ((m.bits[i >> 6] >> (i & 63)) & 1) lanes.push_back(i);
+    if (lanes.empty()) return;
+    Opnd ops[1] = {{&dst.v_, dstBlkStride, dstRepStride, sizeof(T), UB_W, "dst"}};
+    size_t k = 0;
+    mask_walk<1>(c, ops, sizeof(T), m, repeatTime, loc, [&](uint8_t** p) {
+        if (k > 0 && k % lanes.size() == 0)  // a new repeat: Adds(previous repeat, L)
+            for (int i = 0; i < L; ++i) cur[i] = num::add_value<T>(cur[i], (T)L, ovf());
+        std::memcpy(p[0], &cur[lanes[k % lanes.size()]], sizeof(T));
+        ++k;
+    });
+    trace_vec(c, "CreateVecIndex", dtype_name_v<T>, dtype_name_v<T>, -1, repeatTime);
+}
+}  // namespace ascemu_detail
+
+template <typename T>
+inline void CreateVecIndex(LocalTensor<T>& dst, const T& firstValue, uint64_t mask, uint8_t repeatTime,
+                           uint16_t dstBlkStride, uint8_t dstRepStride, ASCEMU_SL) {
+    using namespace ascemu;
+    ASCEMU_STRICT_DTYPE("CreateVecIndex", arith_t<T>);
+    Core* c = api_enter("CreateVecIndex", loc);
+    bool saved = c->mask_counter;  // CANN sets the lanes from the scalar unit: the mask is always a lane count
+    c->mask_counter = false;
+    Mask m = mask_from_scalar(c, mask, 256 / sizeof(T), true);
+    c->mask_counter = saved;
+    ascemu_detail::create_vec_index_mask(dst, firstValue, m, true, repeatTime, dstBlkStride, dstRepStride, loc);
+}
+template <typename T>
+inline void CreateVecIndex(LocalTensor<T>& dst, const T& firstValue, uint64_t mask[], uint8_t repeatTime,
+                           uint16_t dstBlkStride, uint8_t dstRepStride, ASCEMU_SL) {
+    using namespace ascemu;
+    ASCEMU_STRICT_DTYPE("CreateVecIndex", arith_t<T>);
+    api_enter("CreateVecIndex", loc);
+    Mask m;
+    m.bits[0] = mask[0];
+    m.bits[1] = sizeof(T) == 2 ? mask[1] : 0;
+    ascemu_detail::create_vec_index_mask(dst, firstValue, m, false, repeatTime, dstBlkStride, dstRepStride, loc);
 }
 
 // ------------------------------------------------------------------------------------------------ DeqScale / masks
@@ -548,10 +715,15 @@ inline bool cast_prepare(ascemu::Core* c, const RoundMode& mode, const std::sour
 }
 }  // namespace ascemu_detail
 
+// A (dst <- src) pair for which CANN has no Cast implementation on this platform does not compile.
+#define ASCEMU_STRICT_CAST_PAIR()                                                                                 \
+    static_assert(!ASCEMU_CANN_STRICT || ascemu::num::cast_has_impl<T, U>(ascemu::kProfile.platform),             \
+                  "Cast: CANN has no implementation of this (dst, src) dtype pair on " ASCEMU_PLATFORM_STR)
 template <typename T, typename U>
 inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& round_mode,
                  const uint32_t count, ASCEMU_SL) {
     using namespace ascemu;
+    ASCEMU_STRICT_CAST_PAIR();
     Core* c = api_enter("Cast", loc);
     bool deq = false;
     if (!ascemu_detail::cast_prepare<T, U>(c, round_mode, loc, deq)) return;
@@ -616,6 +788,7 @@ inline void cast_mask(const LocalTensor<T>& dst, const LocalTensor<U>& src, cons
 template <typename T, typename U, bool isSetMask = true>
 inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& round_mode,
                  const uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {
+    ASCEMU_STRICT_CAST_PAIR();
     ascemu::Core* c = ascemu::api_enter("Cast", loc);
     ascemu_detail::cast_mask(dst, src, round_mode,
                              ascemu::mask_from_array(c, mask, 256 / std::max(sizeof(T), sizeof(U)), isSetMask),
@@ -624,6 +797,7 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
 template <typename T, typename U, bool isSetMask = true>
 inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& round_mode, uint64_t mask,
                  const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {
+    ASCEMU_STRICT_CAST_PAIR();
     ascemu::Core* c = ascemu::api_enter("Cast", loc);
     ascemu_detail::cast_mask(dst, src, round_mode,
                              ascemu::mask_from_scalar(c, mask, 256 / std::max(sizeof(T), sizeof(U)), isSetMask),
@@ -699,35 +873,112 @@ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
     }
 }
 
+// Mask bit-wise form: lane i of repeat r (bit i set) reads srcOffset[r * L + i] and writes dst at
+// r * dstRepStride blocks + i.
+template <typename T>
+inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& srcOffset,
+                   const uint32_t srcBaseAddr, const uint64_t mask[], const uint8_t repeatTime,
+                   const uint16_t dstRepStride, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("Gather", loc);
+    if (!dtype_check<T>(sizeof(T) == 2 || sizeof(T) == 4, c, loc, "Gather")) return;
+    const uint32_t L = 256 / sizeof(T);
+    Mask m;
+    m.bits[0] = mask[0];
+    m.bits[1] = L > 64 ? mask[1] : 0;
+    const int hi = [&] {
+        for (int i = (int)L - 1; i >= 0; --i)
+            if ((m.bits[i >> 6] >> (i & 63)) & 1) return i;
+        return -1;
+    }();
+    if (repeatTime == 0 || hi < 0) return;
+    const uint8_t* po =
+        ub_operand(c, srcOffset.v_, ((size_t)(repeatTime - 1) * L + hi + 1) * 4, UB_PR, loc, "srcOffset");
+    uint64_t dext = (uint64_t)(repeatTime - 1) * dstRepStride * 32 + (uint64_t)(hi + 1) * sizeof(T);
+    uint8_t* d = ub_operand(c, dst.v_, dext, UB_PW, loc, "dst");
+    if (!po || !d || src.v_.buf < 0) {
+        if (src.v_.buf < 0) ub_operand(c, src.v_, 0, 0, loc, "src");
+        return;
+    }
+    ub_operand(c, src.v_, sizeof(T), 0, loc, "src");
+    const UbBuf& sb = c->bufs[src.v_.buf];
+    const uint32_t* off = (const uint32_t*)po;
+    bool bad_range = false, bad_align = false, uninit = false;
+    uint64_t first_bad = 0;
+    std::vector<std::pair<uint64_t, T>> out;  // (dst byte offset, value): written after every read
+    for (uint32_t r = 0; r < repeatTime; ++r)
+        for (int i = 0; i <= hi; ++i) {
+            if (!((m.bits[i >> 6] >> (i & 63)) & 1)) continue;
+            uint64_t k = (uint64_t)r * L + i;
+            if (!c->ubw.all(srcOffset.v_.off + k * 4, srcOffset.v_.off + k * 4 + 4)) uninit = true;
+            uint64_t a = (uint64_t)src.v_.off + srcBaseAddr + off[k];
+            T v;
+            std::memset((void*)&v, 0xFF, sizeof(T));
+            if (a % sizeof(T)) bad_align = true;
+            if (a + sizeof(T) > kProfile.ub_size || a < sb.lo || a + sizeof(T) > sb.hi) {
+                if (!bad_range) first_bad = k;
+                bad_range = true;
+            }
+            if (a + sizeof(T) <= kProfile.ub_size) {
+                if (!c->ubw.all(a, a + sizeof(T))) uninit = true;
+                pipe_ub(c, (uint32_t)a, (uint32_t)(a + sizeof(T)), true, false, loc, "src");
+                std::memcpy((void*)&v, c->ub + a, sizeof(T));
+            }
+            out.push_back({(uint64_t)r * dstRepStride * 32 + (uint64_t)i * sizeof(T), v});
+        }
+    if (bad_range)
+        diag("UB_TENSOR_OVERRUN", Sev::Error, loc,
+             strf("Gather offset[%llu] = %u addresses UB outside the src buffer [%u, %u)", (unsigned long long)first_bad,
+                  off[first_bad], sb.lo, sb.hi),
+             jd("index", (long long)first_bad, "offset", off[first_bad]));
+    if (bad_align)
+        diag("UB_MISALIGNED", Sev::Error, loc, strf("Gather offsets must be multiples of sizeof(T)=%zu", sizeof(T)),
+             "{}");
+    if (uninit)
+        diag("UB_UNINIT_READ", Sev::Warning, loc, "Gather reads never-written UB bytes (poison)", "{}", DF_STRICT_ERR);
+    for (auto& [o, v] : out) {
+        std::memcpy(d + o, (const void*)&v, sizeof(T));
+        c->ubw.set(dst.v_.off + o, dst.v_.off + o + sizeof(T));
+    }
+    trace_vec(c, "Gather", dtype_name_v<T>, dtype_name_v<T>, -1, repeatTime);
+}
+
 // ------------------------------------------------------------------------------------------------ GatherMask
 namespace ascemu_detail {
+// The lanes GatherMask walks.  Normal mode: repeatTimes repeats of 256 B.  Counter mode ([DOC] GatherMask):
+// 910B takes `mask` elements in each of repeatTimes repeats (its "configuration 1"); 310P takes `mask` elements
+// in total, in repeats of 256 B, and ignores repeatTimes ("configuration 2").  A repeat of more than 256 B
+// continues over the following blocks at src0BlockStride.
+struct GatherMaskWalk {
+    uint32_t repeats = 0, lanes = 0, last = 0;  // lanes per repeat; lanes of the last repeat
+};
+template <typename T>
+inline GatherMaskWalk gather_mask_walk(bool reduceMode, uint32_t mask, const GatherMaskParams& gp) {
+    const uint32_t L = 256 / sizeof(T);
+    GatherMaskWalk w;
+    if (!reduceMode) w = {gp.repeatTimes, L, L};
+    else if (ascemu::kIs910B) w = {gp.repeatTimes, mask, mask};
+    else w = {(mask + L - 1) / L, L, mask - (mask ? (mask - 1) / L * L : 0)};
+    if (w.repeats == 0 || w.lanes == 0) w = {};
+    return w;
+}
 template <typename T, class Sel>
-inline void gather_mask_impl(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const bool reduceMode,
-                             const uint32_t mask, const GatherMaskParams& gp, uint64_t& rsvdCnt,
-                             const std::source_location& loc, Sel sel) {
+inline void gather_mask_impl(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const GatherMaskWalk& w,
+                             const GatherMaskParams& gp, uint64_t& rsvdCnt, const std::source_location& loc, Sel sel) {
     using namespace ascemu;
     Core* c = t_core;
-    const uint32_t L = 256 / sizeof(T), epb = 32 / sizeof(T);
-    uint64_t total;
-    uint32_t R;
-    if (reduceMode) {
-        total = mask;
-        R = (uint32_t)((total + L - 1) / L);
-    } else {
-        R = gp.repeatTimes;
-        total = (uint64_t)R * L;
-    }
+    const uint32_t epb = 32 / sizeof(T);
     rsvdCnt = 0;
-    if (total == 0) return;
-    uint32_t last = (uint32_t)(total - (uint64_t)(R - 1) * L);
-    uint64_t ext = (uint64_t)(R - 1) * gp.src0RepeatStride * 32 + (uint64_t)((L - 1) / epb) * gp.src0BlockStride * 32 + 32;
+    if (w.repeats == 0) return;
+    const uint32_t R = w.repeats;
+    uint64_t ext = (uint64_t)(R - 1) * gp.src0RepeatStride * 32 + (uint64_t)((w.lanes - 1) / epb) * gp.src0BlockStride * 32 + 32;
     const uint8_t* s = ub_operand(c, src0.v_, ext, UB_PR, loc, "src0");
     if (!s) return;
     std::vector<T> out;
-    out.reserve(total);
+    out.reserve((size_t)R * w.lanes);
     bool uninit = false;
     for (uint32_t r = 0; r < R; ++r) {
-        uint32_t nl = (r == R - 1) ? last : L;
+        uint32_t nl = (r == R - 1) ? w.last : w.lanes;
         for (uint32_t i = 0; i < nl; ++i) {
             if (!sel(r, i)) continue;
             uint64_t o = (uint64_t)r * gp.src0RepeatStride * 32 + (uint64_t)(i / epb) * gp.src0BlockStride * 32 +
@@ -746,10 +997,11 @@ inline void gather_mask_impl(const LocalTensor<T>& dst, const LocalTensor<T>& sr
     uint8_t* d = ub_operand(c, dst.v_, out.size() * sizeof(T), UB_W, loc, "dst");
     if (!d) return;
     std::memcpy(d, out.data(), out.size() * sizeof(T));
-    trace_vec(c, "GatherMask", dtype_name_v<T>, dtype_name_v<T>, (int64_t)total, R);
+    trace_vec(c, "GatherMask", dtype_name_v<T>, dtype_name_v<T>, (int64_t)((uint64_t)(R - 1) * w.lanes + w.last), R);
 }
 }  // namespace ascemu_detail
 
+// Built-in patterns 1-6, and 7 (every element) on 910B ([DOC] GatherMask: "Atlas A2 ... 1-7; 310P AI Core 1-6").
 template <typename T, GatherMaskMode mode = defaultGatherMaskMode>
 inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const uint8_t src1Pattern,
                        const bool reduceMode, const uint32_t mask, const GatherMaskParams& gatherMaskParams,
@@ -758,21 +1010,25 @@ inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, co
     Core* c = api_enter("GatherMask", loc);
     rsvdCnt = 0;
     if (!dtype_check<T>(sizeof(T) == 2 || sizeof(T) == 4, c, loc, "GatherMask")) return;
-    if (src1Pattern < 1 || src1Pattern > 6) {
-        diag("PARAM_RANGE", Sev::Error, loc, strf("GatherMask built-in pattern %u not in 1..6", src1Pattern),
+    const uint8_t top = kIs910B ? 7 : 6;
+    if (src1Pattern < 1 || src1Pattern > top) {
+        diag("PARAM_RANGE", Sev::Error, loc,
+             strf("GatherMask built-in pattern %u not in 1..%u on %s", src1Pattern, top, kProfile.name),
              jd("pattern", src1Pattern));
         return;
     }
     uint8_t pt = src1Pattern;
-    ascemu_detail::gather_mask_impl(dst, src0, reduceMode, mask, gatherMaskParams, rsvdCnt, loc,
-                                    [pt](uint32_t, uint32_t i) {
+    ascemu_detail::gather_mask_impl(dst, src0, ascemu_detail::gather_mask_walk<T>(reduceMode, mask, gatherMaskParams),
+                                    gatherMaskParams, rsvdCnt, loc, [pt](uint32_t, uint32_t i) {
                                         switch (pt) {
                                             case 1: return i % 2 == 0;
                                             case 2: return i % 2 == 1;
+                                            case 7: return true;
                                             default: return i % 4 == (uint32_t)(pt - 3);
                                         }
                                     });
 }
+// Pattern tensor: the bits of a repeat are consumed in order; repeat r starts src1RepeatStride blocks after r - 1.
 template <typename T, typename U, GatherMaskMode mode = defaultGatherMaskMode>
 inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<U>& src1Pattern,
                        const bool reduceMode, const uint32_t mask, const GatherMaskParams& gatherMaskParams,
@@ -781,20 +1037,16 @@ inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, co
     Core* c = api_enter("GatherMask", loc);
     rsvdCnt = 0;
     if (!dtype_check<T>(sizeof(T) == 2 || sizeof(T) == 4, c, loc, "GatherMask")) return;
-    const uint32_t L = 256 / sizeof(T);
-    uint32_t R = reduceMode ? (mask + L - 1) / L : gatherMaskParams.repeatTimes;
-    uint64_t pbytes = (uint64_t)(R ? R - 1 : 0) * gatherMaskParams.src1RepeatStride * 32 + L / 8;
+    ascemu_detail::GatherMaskWalk w = ascemu_detail::gather_mask_walk<T>(reduceMode, mask, gatherMaskParams);
+    if (w.repeats == 0) return;
+    uint64_t pbytes = (uint64_t)(w.repeats - 1) * gatherMaskParams.src1RepeatStride * 32 + (w.lanes + 7) / 8;
     const uint8_t* pp = ub_operand(c, src1Pattern.v_, pbytes, UB_R, loc, "src1Pattern");
     if (!pp) return;
     uint32_t rs = gatherMaskParams.src1RepeatStride;
-    ascemu_detail::gather_mask_impl(dst, src0, reduceMode, mask, gatherMaskParams, rsvdCnt, loc,
-                                    [pp, rs, L](uint32_t r, uint32_t i) {
-                                        // reduceMode: the pattern bits continue across repeats (CHOICE)
-                                        uint64_t bit = (uint64_t)i;
-                                        const uint8_t* base = pp + (uint64_t)r * rs * 32;
-                                        (void)L;
-                                        return ((base[bit >> 3] >> (bit & 7)) & 1) != 0;
-                                    });
+    ascemu_detail::gather_mask_impl(dst, src0, w, gatherMaskParams, rsvdCnt, loc, [pp, rs](uint32_t r, uint32_t i) {
+        const uint8_t* base = pp + (uint64_t)r * rs * 32;
+        return ((base[i >> 3] >> (i & 7)) & 1) != 0;
+    });
 }
 
 // ------------------------------------------------------------------------------------------------ Brcb
@@ -889,39 +1141,416 @@ inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, cons
     ascemu::api_enter("Compares", loc);
     ascemu_detail::compare_impl<T, U>("Compares", dst, src0, cmpMode, count, loc, [src1Scalar](uint32_t) { return src1Scalar; });
 }
+
+// Mask forms of Compare / Compares.  CANN hands `mask` to no instruction (dav_c220 and dav_m200 VcmpvImpl:
+// `(void)(mask)`; the 310P page: "reserved, no effect"): every lane of each repeat is compared, and the result
+// bits are packed, repeat r at byte r * lanes / 8 (the count form's layout).
+namespace ascemu_detail {
+template <typename T, typename U, int N, class Get1>
+inline void compare_repeats(const char* api, const LocalTensor<U>& dst, ascemu::Opnd (&ops)[N], CMPMODE mode,
+                            uint8_t repeatTime, const std::source_location& loc, Get1 get1) {
+    using namespace ascemu;
+    Core* c = t_core;
+    bool ok = one_of_v<T, half, float> || (kIs910B && std::is_same_v<T, int32_t> && mode == CMPMODE::EQ);
+    if (!dtype_check<T>(ok, c, loc, api) || repeatTime == 0) return;
+    scratch_check(c, loc, api);
+    const uint32_t L = 256 / sizeof(T);
+    Mask all;
+    all.bits[0] = all.bits[1] = ~0ull;
+    std::vector<uint8_t> bits((size_t)repeatTime * L / 8, 0);
+    size_t k = 0;
+    mask_walk<N>(c, ops, sizeof(T), all, repeatTime, loc, [&](uint8_t** p) {
+        T a;
+        std::memcpy(&a, p[0], sizeof(T));
+        if (cmp<T>(a, get1(p), mode)) bits[k / 8] |= (uint8_t)(1u << (k % 8));
+        ++k;
+    });
+    if (k != (size_t)repeatTime * L) return;  // an operand was refused
+    uint8_t* d = ub_operand(c, dst.v_, bits.size(), UB_W, loc, "dst");
+    if (!d) return;
+    std::memcpy(d, bits.data(), bits.size());
+    trace_vec(c, api, dtype_name_v<T>, "uint8", -1, repeatTime);
+}
+template <typename T, typename U>
+inline void compare_mask(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                         CMPMODE mode, uint8_t repeatTime, const BinaryRepeatParams& rp,
+                         const std::source_location& loc) {
+    using namespace ascemu;
+    Opnd ops[2] = {{&src0.v_, rp.src0BlkStride, rp.src0RepStride, sizeof(T), UB_R, "src0"},
+                   {&src1.v_, rp.src1BlkStride, rp.src1RepStride, sizeof(T), UB_R, "src1"}};
+    compare_repeats<T, U, 2>("Compare", dst, ops, mode, repeatTime, loc, [](uint8_t** p) {
+        T b;
+        std::memcpy(&b, p[1], sizeof(T));
+        return b;
+    });
+}
+template <typename T, typename U>
+inline void compares_mask(const LocalTensor<U>& dst, const LocalTensor<T>& src0, T scalar, CMPMODE mode,
+                          uint8_t repeatTime, const UnaryRepeatParams& rp, const std::source_location& loc) {
+    using namespace ascemu;
+    Opnd ops[1] = {{&src0.v_, rp.srcBlkStride, rp.srcRepStride, sizeof(T), UB_R, "src0"}};
+    compare_repeats<T, U, 1>("Compares", dst, ops, mode, repeatTime, loc, [scalar](uint8_t**) { return scalar; });
+}
+}  // namespace ascemu_detail
+
+template <typename T, typename U, bool isSetMask = true>
+inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
+                    const uint64_t mask[], uint8_t repeatTime, const BinaryRepeatParams& repeatParams, ASCEMU_SL) {
+    ascemu::api_enter("Compare", loc);
+    (void)mask;
+    ascemu_detail::compare_mask(dst, src0, src1, cmpMode, repeatTime, repeatParams, loc);
+}
+template <typename T, typename U, bool isSetMask = true>
+inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
+                    const uint64_t mask, uint8_t repeatTime, const BinaryRepeatParams& repeatParams, ASCEMU_SL) {
+    ascemu::api_enter("Compare", loc);
+    (void)mask;
+    ascemu_detail::compare_mask(dst, src0, src1, cmpMode, repeatTime, repeatParams, loc);
+}
+template <typename T, typename U, bool isSetMask = true>
+inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar, CMPMODE cmpMode,
+                     const uint64_t mask[], uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {
+    ascemu::api_enter("Compares", loc);
+    (void)mask;
+    ascemu_detail::compares_mask(dst, src0, src1Scalar, cmpMode, repeatTime, repeatParams, loc);
+}
+template <typename T, typename U, bool isSetMask = true>
+inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar, CMPMODE cmpMode,
+                     const uint64_t mask, uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {
+    ascemu::api_enter("Compares", loc);
+    (void)mask;
+    ascemu_detail::compares_mask(dst, src0, src1Scalar, cmpMode, repeatTime, repeatParams, loc);
+}
+
+// Compare with its result in the CMPMASK register (one repeat; the mask selects the lanes, a lane outside it
+// gives 0 [CHOICE]); GetCmpMask / SetCmpMask move the register's 128 bits to / from UB.
+namespace ascemu_detail {
+template <typename T>
+inline void compare_to_cmpmask(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE mode,
+                               const ascemu::Mask& m, const BinaryRepeatParams& rp, const std::source_location& loc) {
+    using namespace ascemu;
+    Core* c = t_core;
+    if (!dtype_check<T>(one_of_v<T, half, float>, c, loc, "Compare")) return;
+    Opnd ops[2] = {{&src0.v_, rp.src0BlkStride, rp.src0RepStride, sizeof(T), UB_R, "src0"},
+                   {&src1.v_, rp.src1BlkStride, rp.src1RepStride, sizeof(T), UB_R, "src1"}};
+    const int L = 256 / (int)sizeof(T);
+    uint64_t out[2] = {0, 0};
+    std::vector<int> lanes;
+    for (int i = 0; i < L; ++i)
+        if (m.counter ? (uint64_t)i < m.total : ((m.bits[i >> 6] >> (i & 63)) & 1)) lanes.push_back(i);
+    size_t k = 0;
+    mask_walk<2>(c, ops, sizeof(T), m, 1, loc, [&](uint8_t** p) {
+        T a, b;
+        std::memcpy(&a, p[0], sizeof(T));
+        std::memcpy(&b, p[1], sizeof(T));
+        int i = lanes[k++];
+        if (cmp<T>(a, b, mode)) out[i >> 6] |= 1ull << (i & 63);
+    });
+    c->cmpmask[0] = out[0];
+    c->cmpmask[1] = out[1];
+    trace_vec(c, "Compare", dtype_name_v<T>, "cmpmask", -1, 1);
+}
+}  // namespace ascemu_detail
+
+template <typename T, bool isSetMask = true>
+inline void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode, const uint64_t mask[],
+                    const BinaryRepeatParams& repeatParams, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("Compare", loc);
+    Mask m = mask_from_array(c, mask, 256 / sizeof(T), isSetMask);
+    ascemu_detail::compare_to_cmpmask(src0, src1, cmpMode, m, repeatParams, loc);
+}
+template <typename T, bool isSetMask = true>
+inline void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode, const uint64_t mask,
+                    const BinaryRepeatParams& repeatParams, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("Compare", loc);
+    Mask m = mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask);
+    ascemu_detail::compare_to_cmpmask(src0, src1, cmpMode, m, repeatParams, loc);
+}
+template <typename T>
+inline void GetCmpMask(const LocalTensor<T>& dst, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("GetCmpMask", loc);
+    uint8_t* d = ub_operand(c, dst.v_, 128, UB_PW, loc, "dst", 16);  // [DOC] GetCmpMask: dst of >= 128 bytes
+    if (!d) return;
+    std::memcpy(d, c->cmpmask, 16);
+    c->ubw.set(dst.v_.off, dst.v_.off + 16);
+}
+template <typename T>
+inline void SetCmpMask(const LocalTensor<T>& src, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("SetCmpMask", loc);
+    const uint8_t* s = ub_operand(c, src.v_, 16, UB_R, loc, "src", 16);
+    if (s) std::memcpy(c->cmpmask, s, 16);
+}
+
+// Select ([DOC] Select; dav_c220 / dav_m200 kernel_operator_vec_cmpsel_impl.h).  selMask bit 1 takes src0,
+// bit 0 src1 (the scalar in mode 1).  Mode 0 (VSEL_CMPMASK_SPR) loads the first 256/sizeof(T) bits of selMask
+// into CMPMASK once, and every repeat uses them; modes 1 and 2 consume selMask continuously, 256/sizeof(T) bits
+// per repeat.  The count forms run as one counter-mode instruction, so mode 0 reuses its bits every 256 bytes
+// too.  Lanes outside a mask form's mask keep dst.  Modes 1 and 2 stage their operand in the API scratch zone
+// (the page's "reserve 8 KB of UB", on 310P as on 910B).
+namespace ascemu_detail {
+inline void select_scratch_check(ascemu::Core* c, SELMODE mode, const std::source_location& loc) {
+    using namespace ascemu;
+    if (mode == SELMODE::VSEL_CMPMASK_SPR) return;
+    uint32_t top = 0;
+    for (auto& b : c->bufs) top = std::max(top, b.hi);
+    if (top > kProfile.tmp_ub_offset)
+        diag("UB_SCRATCH_CONFLICT", Sev::Error, loc,
+             strf("Select mode %d uses the API scratch zone [%u, %u) but user buffers reach %u", (int)mode,
+                  kProfile.tmp_ub_offset, kProfile.ub_size, top),
+             jd("scratch_lo", kProfile.tmp_ub_offset, "buffers_end", top));
+}
+template <typename T, typename U>
+inline bool select_prepare(ascemu::Core* c, SELMODE mode, const std::source_location& loc) {
+    using namespace ascemu;
+    if (!dtype_check<T>(one_of_v<T, half, float>, c, loc, "Select")) return false;
+    if (!dtype_check<U>(one_of_v<U, uint8_t, uint16_t, uint32_t, uint64_t>, c, loc, "Select")) return false;
+    if ((int)mode > 2) {
+        diag("PARAM_RANGE", Sev::Error, loc, strf("Select mode %d not in 0..2", (int)mode), jd("mode", (int)mode));
+        return false;
+    }
+    select_scratch_check(c, mode, loc);
+    return true;
+}
+// Bit of element `e` (e-th processed element, e = repeat * L + lane) under `mode`.
+inline bool sel_bit(const uint8_t* m, SELMODE mode, uint64_t e, uint32_t L) {
+    uint64_t b = mode == SELMODE::VSEL_CMPMASK_SPR ? e % L : e;
+    return ((m[b >> 3] >> (b & 7)) & 1) != 0;
+}
+template <typename T, typename U, class Src1>
+inline void select_count(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+                         SELMODE mode, uint32_t count, const std::source_location& loc, Src1 src1) {
+    using namespace ascemu;
+    Core* c = t_core;
+    const uint32_t L = 256 / sizeof(T);
+    uint64_t mbytes = mode == SELMODE::VSEL_CMPMASK_SPR ? std::min<uint64_t>(count, L) : count;
+    const uint8_t* m = ub_operand(c, selMask.v_, (mbytes + 7) / 8, UB_R, loc, "selMask", 32);
+    const uint8_t* a = ub_operand(c, src0.v_, (size_t)count * sizeof(T), UB_R, loc, "src0");
+    const T* b = src1();
+    uint8_t* d = ub_operand(c, dst.v_, (size_t)count * sizeof(T), UB_W, loc, "dst");
+    if (!m || !a || !b || !d) return;
+    std::vector<T> out(count);
+    for (uint32_t i = 0; i < count; ++i) out[i] = sel_bit(m, mode, i, L) ? ((const T*)a)[i] : b[i];
+    std::memcpy(d, out.data(), (size_t)count * sizeof(T));
+    trace_vec(c, "Select", dtype_name_v<T>, dtype_name_v<T>, count, repeats_for(count, sizeof(T)));
+}
+// Mask forms: `bits` is the select pattern (CMPMASK for mode 0, selMask otherwise); `scalar` non-null in mode 1.
+template <typename T>
+inline void select_mask(const LocalTensor<T>& dst, const uint8_t* bits, SELMODE mode, const LocalTensor<T>& src0,
+                        const LocalTensor<T>* src1, const T* scalar, const ascemu::Mask& m, uint8_t repeatTime,
+                        const BinaryRepeatParams& rp, const std::source_location& loc) {
+    using namespace ascemu;
+    Core* c = t_core;
+    const uint32_t L = 256 / sizeof(T);
+    std::vector<int> lanes;  // the lanes mask_walk visits, in its order
+    for (uint32_t i = 0; i < L; ++i)
+        if (m.counter || ((m.bits[i >> 6] >> (i & 63)) & 1)) lanes.push_back((int)i);
+    Opnd ops[3] = {{&dst.v_, rp.dstBlkStride, rp.dstRepStride, sizeof(T), UB_W, "dst"},
+                   {&src0.v_, rp.src0BlkStride, rp.src0RepStride, sizeof(T), UB_R, "src0"},
+                   {src1 ? &src1->v_ : &src0.v_, rp.src1BlkStride, rp.src1RepStride, sizeof(T), UB_R, "src1"}};
+    Opnd ops2[2] = {ops[0], ops[1]};
+    size_t k = 0;
+    auto pick = [&](uint8_t** p) {
+        uint64_t r = m.counter ? k / L : k / lanes.size(), i = m.counter ? k % L : (uint64_t)lanes[k % lanes.size()];
+        ++k;
+        bool take0 = sel_bit(bits, mode, r * L + i, L);
+        if (take0) std::memcpy(p[0], p[1], sizeof(T));
+        else if (scalar) std::memcpy(p[0], scalar, sizeof(T));
+        else std::memcpy(p[0], p[2], sizeof(T));
+    };
+    if (src1) mask_walk<3>(c, ops, sizeof(T), m, repeatTime, loc, pick);
+    else mask_walk<2>(c, ops2, sizeof(T), m, repeatTime, loc, pick);
+    trace_vec(c, "Select", dtype_name_v<T>, dtype_name_v<T>, -1, repeatTime);
+}
+// The selMask bytes a mask form reads: one repeat's bits in mode 0, repeatTime repeats' bits otherwise.
+template <typename T, typename U>
+inline const uint8_t* select_mask_bits(ascemu::Core* c, const LocalTensor<U>& selMask, SELMODE mode,
+                                       uint8_t repeatTime, const std::source_location& loc) {
+    const uint32_t L = 256 / sizeof(T);
+    uint64_t nbits = mode == SELMODE::VSEL_CMPMASK_SPR ? L : (uint64_t)std::max<uint32_t>(repeatTime, 1) * L;
+    return ascemu::ub_operand(c, selMask.v_, nbits / 8, ascemu::UB_R, loc, "selMask", 32);
+}
+}  // namespace ascemu_detail
+
 template <typename T, typename U>
 inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
                    const LocalTensor<T>& src1, SELMODE selMode, uint32_t count, ASCEMU_SL) {
     using namespace ascemu;
     Core* c = api_enter("Select", loc);
-    if (!dtype_check<T>(one_of_v<T, half, float>, c, loc, "Select")) return;
-    const uint8_t* m = ub_operand(c, selMask.v_, (count + 7) / 8, UB_R, loc, "selMask", 32);
-    const uint8_t* a = ub_operand(c, src0.v_, (size_t)count * sizeof(T), UB_R, loc, "src0");
-    const uint8_t* b = ub_operand(c, src1.v_, (size_t)count * sizeof(T), UB_R, loc, "src1");
-    uint8_t* d = ub_operand(c, dst.v_, (size_t)count * sizeof(T), UB_W, loc, "dst");
-    (void)selMode;
-    if (!m || !a || !b || !d) return;
-    std::vector<T> out(count);
-    for (uint32_t i = 0; i < count; ++i) out[i] = ((m[i / 8] >> (i % 8)) & 1) ? ((const T*)a)[i] : ((const T*)b)[i];
-    std::memcpy(d, out.data(), (size_t)count * sizeof(T));
-    trace_vec(c, "Select", dtype_name_v<T>, dtype_name_v<T>, count, repeats_for(count, sizeof(T)));
+    if (!ascemu_detail::select_prepare<T, U>(c, selMode, loc)) return;
+    const T* b = (const T*)ub_operand(c, src1.v_, (size_t)count * sizeof(T), UB_R, loc, "src1");
+    ascemu_detail::select_count(dst, selMask, src0, selMode, count, loc, [b] { return b; });
 }
 template <typename T, typename U>
 inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, T src1,
                    SELMODE selMode, uint32_t count, ASCEMU_SL) {
     using namespace ascemu;
     Core* c = api_enter("Select", loc);
-    if (!dtype_check<T>(one_of_v<T, half, float>, c, loc, "Select")) return;
-    ascemu_detail::scratch_check(c, loc, "Select");
-    const uint8_t* m = ub_operand(c, selMask.v_, (count + 7) / 8, UB_R, loc, "selMask", 32);
-    const uint8_t* a = ub_operand(c, src0.v_, (size_t)count * sizeof(T), UB_R, loc, "src0");
-    uint8_t* d = ub_operand(c, dst.v_, (size_t)count * sizeof(T), UB_W, loc, "dst");
+    if (!ascemu_detail::select_prepare<T, U>(c, SELMODE::VSEL_TENSOR_SCALAR_MODE, loc)) return;
     (void)selMode;
-    if (!m || !a || !d) return;
-    std::vector<T> out(count);
-    for (uint32_t i = 0; i < count; ++i) out[i] = ((m[i / 8] >> (i % 8)) & 1) ? ((const T*)a)[i] : src1;
-    std::memcpy(d, out.data(), (size_t)count * sizeof(T));
-    trace_vec(c, "Select", dtype_name_v<T>, dtype_name_v<T>, count, repeats_for(count, sizeof(T)));
+    std::vector<T> rep(count, src1);
+    const T* b = rep.data();
+    ascemu_detail::select_count(dst, selMask, src0, SELMODE::VSEL_TENSOR_SCALAR_MODE, count, loc, [b] { return b; });
 }
+template <typename T, typename U, bool isSetMask = true>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+                   const LocalTensor<T>& src1, SELMODE selMode, uint64_t mask[], uint8_t repeatTime,
+                   const BinaryRepeatParams& repeatParams, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("Select", loc);
+    if (!ascemu_detail::select_prepare<T, U>(c, selMode, loc)) return;
+    const uint8_t* bits = ascemu_detail::select_mask_bits<T>(c, selMask, selMode, repeatTime, loc);
+    if (!bits) return;
+    ascemu_detail::select_mask(dst, bits, selMode, src0, &src1, (const T*)nullptr,
+                               mask_from_array(c, mask, 256 / sizeof(T), isSetMask), repeatTime, repeatParams, loc);
+}
+template <typename T, typename U, bool isSetMask = true>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+                   const LocalTensor<T>& src1, SELMODE selMode, uint64_t mask, uint8_t repeatTime,
+                   const BinaryRepeatParams& repeatParams, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("Select", loc);
+    if (!ascemu_detail::select_prepare<T, U>(c, selMode, loc)) return;
+    const uint8_t* bits = ascemu_detail::select_mask_bits<T>(c, selMask, selMode, repeatTime, loc);
+    if (!bits) return;
+    ascemu_detail::select_mask(dst, bits, selMode, src0, &src1, (const T*)nullptr,
+                               mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask), repeatTime, repeatParams, loc);
+}
+template <typename T, typename U, bool isSetMask = true>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, T src1,
+                   SELMODE selMode, uint64_t mask[], uint8_t repeatTime, const BinaryRepeatParams& repeatParams,
+                   ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("Select", loc);
+    (void)selMode;
+    const SELMODE m1 = SELMODE::VSEL_TENSOR_SCALAR_MODE;
+    if (!ascemu_detail::select_prepare<T, U>(c, m1, loc)) return;
+    const uint8_t* bits = ascemu_detail::select_mask_bits<T>(c, selMask, m1, repeatTime, loc);
+    if (!bits) return;
+    ascemu_detail::select_mask(dst, bits, m1, src0, (const LocalTensor<T>*)nullptr, &src1, mask_from_array(c, mask, 256 / sizeof(T), isSetMask),
+                               repeatTime, repeatParams, loc);
+}
+template <typename T, typename U, bool isSetMask = true>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, T src1,
+                   SELMODE selMode, uint64_t mask, uint8_t repeatTime, const BinaryRepeatParams& repeatParams,
+                   ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("Select", loc);
+    (void)selMode;
+    const SELMODE m1 = SELMODE::VSEL_TENSOR_SCALAR_MODE;
+    if (!ascemu_detail::select_prepare<T, U>(c, m1, loc)) return;
+    const uint8_t* bits = ascemu_detail::select_mask_bits<T>(c, selMask, m1, repeatTime, loc);
+    if (!bits) return;
+    ascemu_detail::select_mask(dst, bits, m1, src0, (const LocalTensor<T>*)nullptr, &src1,
+                               mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask), repeatTime, repeatParams, loc);
+}
+// No mask argument: the mask register (SetVectorMask) selects the lanes; mode 0 takes its bits from CMPMASK
+// (Compare with the result in the register, or SetCmpMask).  Mode 2 would need CMPMASK to hold selMask's address
+// (set by SetCmpMask of an address), which ascemu does not model.
+template <typename T, SELMODE selMode>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                   uint8_t repeatTime, const BinaryRepeatParams& repeatParams, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("Select", loc);
+    if constexpr (selMode != SELMODE::VSEL_CMPMASK_SPR) {
+        unsupported_api(loc, "Select<T, mode> without selMask", " in modes 1 and 2 (not emulated)");
+        return;
+    } else {
+        if (!dtype_check<T>(one_of_v<T, half, float>, c, loc, "Select")) return;
+        uint64_t reg[2] = {c->cmpmask[0], c->cmpmask[1]};
+        ascemu_detail::select_mask(dst, (const uint8_t*)reg, selMode, src0, &src1, (const T*)nullptr,
+                                   mask_from_scalar(c, 0, 256 / sizeof(T), false), repeatTime, repeatParams, loc);
+    }
+}
+// Mode 1 with the scalar already in CMPMASK (SetCmpMask of a block holding it) and the mask register's lanes.
+template <typename T, typename U>
+inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+                   uint8_t repeatTime, const BinaryRepeatParams& repeatParams, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("Select", loc);
+    const SELMODE m1 = SELMODE::VSEL_TENSOR_SCALAR_MODE;
+    if (!ascemu_detail::select_prepare<T, U>(c, m1, loc)) return;
+    const uint8_t* bits = ascemu_detail::select_mask_bits<T>(c, selMask, m1, repeatTime, loc);
+    if (!bits) return;
+    T scalar;
+    std::memcpy(&scalar, c->cmpmask, sizeof(T));
+    ascemu_detail::select_mask(dst, bits, m1, src0, (const LocalTensor<T>*)nullptr, &scalar, mask_from_scalar(c, 0, 256 / sizeof(T), false),
+                               repeatTime, repeatParams, loc);
+}
+
+// ------------------------------------------------------------------------------------------------ operators
+// The whole-tensor forms of CANN's symbol overloads (impl/basic_api/kernel_operator_symbol_override_impl.h):
+// `dst = src0 + src1` is Add over dst.GetSize() elements, `dst = src0 < src1` is Compare over src0.GetSize();
+// And/Or of 32-bit types run as their 16-bit halves.  The call site is the line of the right operand.
+namespace ascemu_detail {
+template <class T>
+struct Operand {  // a right operand that remembers where the expression was written
+    Operand(const LocalTensor<T>& t, const std::source_location l = std::source_location::current()) : t(t), loc(l) {}
+    const LocalTensor<T>& t;
+    std::source_location loc;
+};
+enum class TensorOp { Add, Sub, Mul, Div, And, Or };
+template <class T, TensorOp op>
+struct BinaryExpr {
+    LocalTensor<T> a, b;
+    std::source_location loc;
+    void ascemu_assign_to(const LocalTensor<T>& dst) const {
+        const int32_t n = (int32_t)dst.GetSize();
+        if constexpr (op == TensorOp::Add) Add(dst, a, b, n, loc);
+        else if constexpr (op == TensorOp::Sub) Sub(dst, a, b, n, loc);
+        else if constexpr (op == TensorOp::Mul) Mul(dst, a, b, n, loc);
+        else if constexpr (op == TensorOp::Div) Div(dst, a, b, n, loc);
+        else if constexpr (sizeof(T) == 4) {
+            using H = std::conditional_t<std::is_signed_v<T>, int16_t, uint16_t>;
+            auto d = dst.template ReinterpretCast<H>();
+            auto x = a.template ReinterpretCast<H>();
+            auto y = b.template ReinterpretCast<H>();
+            if constexpr (op == TensorOp::And) And(d, x, y, 2 * n, loc);
+            else Or(d, x, y, 2 * n, loc);
+        } else if constexpr (op == TensorOp::And) And(dst, a, b, n, loc);
+        else Or(dst, a, b, n, loc);
+    }
+};
+template <class T>
+struct CompareExpr {
+    LocalTensor<T> a, b;
+    CMPMODE mode;
+    std::source_location loc;
+    template <class U>
+    void ascemu_assign_to(const LocalTensor<U>& dst) const {
+        Compare(dst, a, b, mode, a.GetSize(), loc);
+    }
+};
+}  // namespace ascemu_detail
+
+#define ASCEMU_TENSOR_BINOP(SYM, OP)                                                                         \
+    template <class T>                                                                                       \
+    inline ascemu_detail::BinaryExpr<T, ascemu_detail::TensorOp::OP> operator SYM(                           \
+        const LocalTensor<T>& a, const ascemu_detail::Operand<std::type_identity_t<T>>& b) {                 \
+        return {a, b.t, b.loc};                                                                              \
+    }
+ASCEMU_TENSOR_BINOP(+, Add)
+ASCEMU_TENSOR_BINOP(-, Sub)
+ASCEMU_TENSOR_BINOP(*, Mul)
+ASCEMU_TENSOR_BINOP(/, Div)
+ASCEMU_TENSOR_BINOP(&, And)
+ASCEMU_TENSOR_BINOP(|, Or)
+#undef ASCEMU_TENSOR_BINOP
+#define ASCEMU_TENSOR_CMPOP(SYM, MODE)                                                                                  \
+    template <class T>                                                                                                  \
+    inline ascemu_detail::CompareExpr<T> operator SYM(const LocalTensor<T>& a,                                          \
+                                                      const ascemu_detail::Operand<std::type_identity_t<T>>& b) {       \
+        return {a, b.t, CMPMODE::MODE, b.loc};                                                                          \
+    }
+ASCEMU_TENSOR_CMPOP(<, LT)
+ASCEMU_TENSOR_CMPOP(>, GT)
+ASCEMU_TENSOR_CMPOP(==, EQ)
+ASCEMU_TENSOR_CMPOP(!=, NE)
+ASCEMU_TENSOR_CMPOP(<=, LE)
+ASCEMU_TENSOR_CMPOP(>=, GE)
+#undef ASCEMU_TENSOR_CMPOP
 
 }  // namespace AscendC
