@@ -45,6 +45,11 @@ class Criterion:
         assert self.status in STATUSES, self.status
 
 
+def min_traffic(result: Result) -> int:
+    """The least GM traffic a kernel of this run can move: every input read once, every output written once."""
+    return sum(a.nbytes for a in result.inputs.values()) + sum(a.nbytes for a in result.outputs.values())
+
+
 def _msprof(result: Result, key: str) -> Time | None:
     summary = (result.trace.get("msprof") or {}).get(key) or {}
     if not summary.get("tasks"):

@@ -241,14 +241,14 @@ def timings_frame(result: Result) -> pd.DataFrame:
     "theoretical" the memory bound."""
     import pandas as pd
 
-    from ..criteria import builtin_time, kernel_time
+    from ..criteria import builtin_time, kernel_time, min_traffic
 
     replay = result.trace.get("replay")
     wall = (
         f"measured on the {replay['source']} at {replay['created']}, replayed from {replay['path']}" if replay else WALL
     )
     soc = result.case.soc
-    traffic = sum(a.nbytes for a in result.inputs.values()) + sum(a.nbytes for a in result.outputs.values())
+    traffic = min_traffic(result)
     bound = (
         f"memory bound: {traffic} B of minimum GM traffic (every input read once, every output written once) / "
         f"{soc.memory_bandwidth / 1e9:g} GB/s ({soc.bandwidth_source})"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...criteria import Criterion, Time, basis_of, kernel_time, versus_tbe
+from ...criteria import Criterion, Time, basis_of, kernel_time, min_traffic, versus_tbe
 
 if TYPE_CHECKING:
     from ...runner import Result
@@ -22,7 +22,7 @@ def tbe_proxy(result: Result) -> Time:
 
     soc = result.case.soc
     launch = params_for(soc).launch_s
-    moved = sum(a.nbytes for a in result.inputs.values()) + sum(a.nbytes for a in result.outputs.values())
+    moved = min_traffic(result)
     seconds = launch + moved / (ETA * soc.memory_bandwidth)
     how = (
         f"TBE proxy: {launch * 1e6:g} µs launch + {moved} B / ({ETA} × {soc.memory_bandwidth / 1e9:g} GB/s), the "

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ...criteria import Criterion, Time, versus_tbe
+from ...criteria import Criterion, Time, min_traffic, versus_tbe
 
 if TYPE_CHECKING:
     from ...runner import Result
@@ -22,7 +22,7 @@ def tbe_proxy(result: Result) -> Time:
     from ...perfmodel import params_for
 
     soc, p = result.case.soc, params_for(result.case.soc)
-    moved = sum(a.nbytes for a in result.inputs.values()) + sum(a.nbytes for a in result.outputs.values())
+    moved = min_traffic(result)
     cores = min(max(1, math.prod(result.outputs["loss"].shape)), soc.core_num)
     seconds = p.launch_s + max(moved / p.bandwidth, moved / (cores * p.mte_rate))
     how = (
