@@ -106,9 +106,28 @@ def _add_emu_run_parser(sub: Any) -> None:
     p.add_argument("--platform", default="Ascend310P3", help="SoC (see `workbench platforms`); default Ascend310P3")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per launch, and for the whole run (+10 s)")
     p.add_argument(
+        "-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]", help="a macro for g++ (repeatable)"
+    )
+    p.add_argument(
+        "-I", dest="include", action="append", default=[], metavar="DIR", help="a header folder for g++ (repeatable)"
+    )
+    p.add_argument(
         "--json", action="store_true", help="print one JSON object: output, exit, every launch's diagnostics"
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+
+
+def defines_from_args(items: Sequence[str]) -> dict[str, object]:
+    """`-D NAME` and `-D NAME=VALUE`, as g++ reads them; the name itself is checked by the build (defines_of)."""
+    defines: dict[str, object] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if name in defines:
+            raise WorkbenchError("-D", item, f"each macro once ({name!r} is given twice)")
+        if sep and not value:  # the build spells a valueless define as plain -DNAME, which g++ reads as 1
+            raise WorkbenchError("-D", item, "NAME (defined as 1) or NAME=VALUE with a value")
+        defines[name] = value if sep else True
+    return defines
 
 
 def case_from_args(args: argparse.Namespace) -> Case:
@@ -268,7 +287,14 @@ def _emu_run(args: argparse.Namespace) -> int:
     """The program's stdout and stderr pass through; a summary of its launches follows on stderr."""
     from .emu import run_program
 
-    run = run_program(args.program, args.platform, args.program_args, timeout_s=args.timeout)
+    run = run_program(
+        args.program,
+        args.platform,
+        args.program_args,
+        timeout_s=args.timeout,
+        defines=defines_from_args(args.define),
+        include_dirs=args.include,
+    )
     if args.json:
         print(json.dumps(run.to_json()))
     else:

@@ -136,7 +136,12 @@ def test_cpu_twin_host_mains_get_the_shims_from_tikicpulib_h(tmp_path: Path) -> 
         TINY
         + r"""
 #include "tikicpulib.h"
+// KernelMode is global and in CANN's order (the SetKernelMode page): MIX_MODE = 0, AIC_MODE, AIV_MODE.
+static_assert((int)KernelMode::MIX_MODE == 0 && (int)KernelMode::AIC_MODE == 1 && (int)KernelMode::AIV_MODE == 2);
 int main() {
+#ifdef ASCENDC_CPU_DEBUG  // as CANN's KernelLaunch mains write it
+    AscendC::SetKernelMode(KernelMode::AIV_MODE);
+#endif
     uint8_t* x = (uint8_t*)AscendC::GmAlloc(64);
     uint8_t* y = (uint8_t*)AscendC::GmAlloc(64);
     uint8_t* ws = (uint8_t*)ascemu::GmAlloc(64, "ws", "workspace", 0);

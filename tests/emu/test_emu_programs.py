@@ -2,8 +2,9 @@
 
 The programs in programs/ are ours, written in the styles of CANN's examples: `__global__ __vector__` kernels
 with AscendC::InitSocState(), a tiling struct copied to device memory, a kernel template with two template
-arguments launched with <<<>>>, faults (an out-of-bounds write, trap, a crash, a hang) and a call the ACL shim
-lacks. Each result is checked against numpy. The programs are built once per session, two at a time.
+arguments launched with <<<>>>, faults (an out-of-bounds write, trap, a crash, a hang), a call the ACL shim
+lacks, and the names CANN's samples use that need -D / -I to build (cann_names.asc). Each result is checked against
+numpy. The programs are built once per session, two at a time; `name@SoC` is a program built for another SoC.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import json
 import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -24,7 +26,15 @@ from workbench.emu.rewrite import instantiated, rewrite_launches
 from workbench.errors import InvalidInput
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
-PLATFORM = {"scale_tiling": "Ascend910B3"}  # the others run on the default, Ascend310P3
+PLATFORM = {"scale_tiling": "Ascend910B3", "cann_names": "Ascend910B3"}  # the others: the default, Ascend310P3
+SCENARIOS = PROGRAMS / "scenarios"
+OPTIONS: dict[str, dict[str, Any]] = {"cann_names": {"defines": {"SCENARIO_NUM": 1}, "include_dirs": [SCENARIOS]}}
+
+
+def target(key: str) -> tuple[str, str]:
+    """The program and SoC of a build key: `name` (its usual SoC) or `name@SoC`."""
+    name, _, soc = key.partition("@")
+    return name, soc or PLATFORM.get(name, "Ascend310P3")
 
 
 def program(name: str) -> Path:
@@ -49,11 +59,20 @@ def launch_line(name: str, kernel: str) -> int:
 @pytest.fixture(scope="module")
 def builds() -> dict[str, Built | Exception]:
     """Every program built (or refused) once, two compilers at a time."""
-    names = ["vector_add", "scale_tiling", "templated_muls", "oob_write", "unsupported_acl"]
+    names = [
+        "vector_add",
+        "scale_tiling",
+        "templated_muls",
+        "oob_write",
+        "unsupported_acl",
+        "cann_names",
+        "cann_names@Ascend310P3",
+    ]
 
-    def one(name: str) -> Built | Exception:
+    def one(key: str) -> Built | Exception:
+        name, soc = target(key)
         try:
-            return build_program(program(name), PLATFORM.get(name, "Ascend310P3"))
+            return build_program(program(name), soc, **OPTIONS.get(name, {}))
         except Exception as exc:  # the refused build is a result too
             return exc
 
@@ -61,9 +80,10 @@ def builds() -> dict[str, Built | Exception]:
         return dict(zip(names, pool.map(one, names), strict=True))
 
 
-def run(builds: dict[str, Built | Exception], name: str, *args: object, **options: object):
-    assert isinstance(builds[name], Built), builds[name]
-    return run_program(program(name), PLATFORM.get(name, "Ascend310P3"), [str(a) for a in args], **options)
+def run(builds: dict[str, Built | Exception], key: str, *args: object, **options: object):
+    assert isinstance(builds[key], Built), builds[key]
+    name, soc = target(key)
+    return run_program(program(name), soc, [str(a) for a in args], **{**OPTIONS.get(name, {}), **options})
 
 
 # ------------------------------------------------------------------------------------------------ the rewrite
@@ -231,6 +251,68 @@ def test_builds_are_cached_by_content(builds: dict[str, Built | Exception]) -> N
     assert isinstance(first, Built) and again.cached and again.path == first.path
 
 
+# ------------------------------------------------------------------------------------------------ CANN's names
+NAMES_X = (0.5 * (np.arange(2 * 512) % 41) - 7).astype(np.float32)  # cann_names.asc: x, 2 cores x 512
+NAMES_SRC = np.arange(1000, 1128, dtype=np.uint16)
+NAMES_OFFSETS = [224, 192, 160, 128, 96, 64, 32, 0, 0, 64, 128, 192, 32, 96, 160, 224]
+
+
+def printed(stdout: str, name: str, dtype: type) -> np.ndarray:
+    """The numbers cann_names.asc printed on its line `name v0 v1 ...`."""
+    (line,) = [ln for ln in stdout.splitlines() if ln.split()[:1] == [name]]
+    return np.array(line.split()[1:], dtype=np.float64).astype(dtype)
+
+
+def names_expected(fill: float, scale: int, add: float) -> dict[str, np.ndarray]:
+    y = np.full((2, 512), fill, np.float32)
+    y[:, :200] = NAMES_X.reshape(2, 512)[:, :200] * np.float32(scale)
+    v = np.arange(-8, 8)
+    gather = np.concatenate([NAMES_SRC[o // 2 : o // 2 + 16] for o in NAMES_OFFSETS])
+    return {
+        "y": y.ravel(),
+        "z": np.full(96, np.float32(0.75) + np.float32(add), np.float32),
+        "int4": ((3 * v + 8) & 15) - 8,  # 4-bit two's complement wrap-around
+        "gather": gather,
+    }
+
+
+def test_cann_names_fill_gatherb_int4_and_the_template_header(builds: dict[str, Built | Exception]) -> None:
+    """Scenario 1 (-DSCENARIO_NUM=1, found through -I): Fill then a scaled head; Fill under SetAtomicAdd adds;
+    int4b_t scalars wrap and sign-extend; Gatherb moves 32-byte blocks by byte offset (910B)."""
+    result = run(builds, "cann_names")
+    assert result.exit_code == 0 and not result.faulted, result.summary()
+    want = names_expected(fill=1.5, scale=2, add=1.5)
+    for name, dtype in (("y", np.float32), ("z", np.float32), ("int4", np.int64), ("gather", np.uint16)):
+        np.testing.assert_array_equal(printed(result.stdout, name, dtype), want[name], err_msg=name)
+    assert [launch.kernel for launch in result.launches] == [
+        "fill_scale<SCENARIO_SCALE, SCENARIO_BY_INIT>",
+        "fill_accumulate",
+        "int4_values",
+        "gather_blocks",
+    ]
+    assert all(not launch.diagnostics for launch in result.launches), result.summary()
+    fill = result.launches[0].trace["cores"][0]["mte3"]
+    assert fill["ops"] == 1 + 4 and fill["bytes"] == 512 * 4 + 200 * 4  # one Fill transfer, then 4 tiles
+
+
+def test_cann_names_on_310p_refuse_gatherb_at_run_time(builds: dict[str, Built | Exception]) -> None:
+    result = run(builds, "cann_names@Ascend310P3")
+    want = names_expected(fill=1.5, scale=2, add=1.5)
+    for name, dtype in (("y", np.float32), ("z", np.float32), ("int4", np.int64)):
+        np.testing.assert_array_equal(printed(result.stdout, name, dtype), want[name], err_msg=name)
+    assert [launch.faulted for launch in result.launches] == [False, False, False, True]
+    (refused,) = [d for d in result.launches[3].diagnostics if d.is_fault]
+    assert (refused.kind, refused.line) == ("UNSUPPORTED_API", marker_line("cann_names", "GATHERB"))
+    assert "Gatherb is not available on ascend310p" in refused.message
+
+
+def test_fill_past_the_allocation_is_reported_at_its_line(builds: dict[str, Built | Exception]) -> None:
+    result = run(builds, "cann_names", "oob")
+    (launch,) = result.launches
+    (oob,) = [d for d in launch.diagnostics if d.is_fault]
+    assert (oob.kind, oob.api, oob.line) == ("GM_OOB", "Fill", marker_line("cann_names", "FILL-OOB"))
+
+
 # ------------------------------------------------------------------------------------------------ the CLI
 def test_cli_emu_run(builds: dict[str, Built | Exception], capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["emu-run", str(program("scale_tiling")), "--platform", "Ascend910B3", "--json", "--", "16", "2", "-1"])
@@ -247,3 +329,25 @@ def test_cli_emu_run(builds: dict[str, Built | Exception], capsys: pytest.Captur
 
     assert main(["emu-run", str(program("unsupported_acl"))]) == 2
     assert "aclrtMemcpy2d" in capsys.readouterr().err
+
+
+def test_cli_emu_run_takes_defines_and_include_dirs(capsys: pytest.CaptureFixture[str]) -> None:
+    """`-D NAME=VALUE` and `-I DIR` reach g++: scenario 2 fills with -0.25 through InitGlobalMemory and scales by 3."""
+    prog = str(program("cann_names"))
+    code = main(["emu-run", prog, "--platform", "Ascend910B3", "-DSCENARIO_NUM=2", "-I", str(SCENARIOS), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and not out["faulted"], out
+    want = names_expected(fill=-0.25, scale=3, add=-0.25)
+    for name in ("y", "z"):
+        np.testing.assert_array_equal(printed(out["stdout"], name, np.float32), want[name], err_msg=name)
+
+    for argv, field in (
+        (["-D", "1SCENARIO=2"], "define: got '1SCENARIO'"),
+        (["-D", "SCENARIO NUM=2"], "define: got 'SCENARIO NUM'"),
+        (["-D", "SCENARIO_NUM=1", "-D", "SCENARIO_NUM=2"], "-D: got 'SCENARIO_NUM=2'"),
+        (["-D", "SCENARIO_NUM="], "-D: got 'SCENARIO_NUM='"),
+        (["-DSCENARIO_NUM=1", "-I", str(SCENARIOS / "missing")], "include dir: got"),
+    ):
+        assert main(["emu-run", prog, *argv]) == 2, argv
+        err = capsys.readouterr().err
+        assert field in err and "allowed:" in err, (argv, err)

@@ -6,8 +6,9 @@ ReducePairElem, RepeatReduceSum and ReduceRepeat, the ReduceSum register (GetRed
 Axpy / MulAddDst / LeakyRelu / FusedMulAdd, Scatter, the scalar Cast / ToBfloat16 / ToFloat, SetPadValue,
 SetAtomicMax / SetAtomicMin / SetAtomicType, CrossCoreSetFlag / CrossCoreWaitFlag, IBSet / IBWait, the mask forms of
 Compare / Compares / Select and the CMPMASK register, the whole-tensor operators, Gather / CreateVecIndex /
-ShiftLeft / ShiftRight mask forms and GatherMask's counter mode.  Each check runs on the SoCs CANN has the API for;
-where CANN refuses it at run time the check asserts ascemu's UNSUPPORTED_API.
+ShiftLeft / ShiftRight mask forms and GatherMask's counter mode, the reductions in counter mode with the mask set
+outside the call, GatherMask's footprint in counter mode, and a body chosen by __CCE_AICORE__.  Each check runs on
+the SoCs CANN has the API for; where CANN refuses it at run time the check asserts ascemu's UNSUPPORTED_API.
 
 apis/refused.cpp holds one call per `-DCASE=n` that CANN's compiler rejects on 310P or 910B; each must fail to
 build here too, with the platform and the API in the message.
@@ -67,6 +68,9 @@ CHECKS = [
     "GATHER_INDEX_SHIFT",
     "GATHER_MASK_COUNTER",
     "RUNTIME_REFUSALS",
+    "REDUCE_COUNTER",
+    "GATHER_MASK_SMALL_SOURCE",
+    "AICORE_GUARD",
 ]
 ID = {name: i + 1 for i, name in enumerate(CHECKS)}
 
@@ -489,6 +493,57 @@ def test_gather_mask_counter_mode_on_910b(kernels: dict[str, Kernel]) -> None:
     assert aux[0] == 60 and aux[1] == 30
     same(out.view(np.float32)[:60], picked.ravel())  # pattern 7: every element
     same(out.view(np.float32)[512:542], picked[:, 0::2].ravel())  # pattern 1: the even ones
+
+
+@pytest.mark.parametrize("platform", SOCS)
+@pytest.mark.parametrize(("n", "count"), [(16, 16), (16, 10)])
+def test_gather_mask_counter_mode_reads_only_the_counted_elements(
+    kernels: dict[str, Kernel], platform: str, n: int, count: int
+) -> None:
+    x = np.arange(1, 65, dtype=np.float32)
+    run, out, aux = launch(kernels[platform], "GATHER_MASK_SMALL_SOURCE", x, n=n, p0=count)
+    clean(run)  # a 64-byte source and 16 counted floats: no UB_TENSOR_OVERRUN
+    assert aux[0] == (count + 1) // 2
+    same(out.view(np.float32)[: aux[0]], x[:count:2])
+
+
+@pytest.mark.parametrize("platform", SOCS)
+def test_gather_mask_counter_mode_past_the_source_is_an_overrun(kernels: dict[str, Kernel], platform: str) -> None:
+    run, _, _ = launch(kernels[platform], "GATHER_MASK_SMALL_SOURCE", np.ones(64, np.float32), n=16, p0=24)
+    overruns = [d for d in run.diagnostics if d.kind == "UB_TENSOR_OVERRUN"]
+    assert [(d.line, d.severity) for d in overruns] == [(line_of("gather-mask-small"), "error")], loud(run)
+
+
+# ------------------------------------------------------------------------------------------------ counter mode
+@pytest.mark.parametrize("platform", SOCS)
+def test_reductions_in_counter_mode_span_repeats(kernels: dict[str, Kernel], platform: str) -> None:
+    count = 150  # floats: repeats of 64, 64 and 22
+    x = RNG.integers(-1000, 1000, 64 * 3).astype(np.float32)
+    run, out, _ = launch(kernels[platform], "REDUCE_COUNTER", x, out_bytes=2048, p0=count)
+    clean(run)
+    f, u = out.view(np.float32), out.view(np.uint32)
+    rows = [x[r * 64 : min(count, r * 64 + 64)] for r in range(3)]  # integers: every sum is exact
+    same(f[:3], np.array([r.sum() for r in rows]))
+    pairs = f[64:70].reshape(3, 2)
+    same(pairs[:, 0], np.array([r.max() for r in rows]))
+    np.testing.assert_array_equal(pairs[:, 1].view(np.uint32), [r.argmax() for r in rows])
+    blocks = f[128:152].reshape(3, 8)
+    for r, row in enumerate(rows):  # the tail's 22 floats fill blocks 0-2; its blocks 3-7 are not written
+        sums = np.array([row[b : b + 8].sum() for b in range(0, row.size, 8)])
+        same(blocks[r, : len(sums)], sums)
+        assert (blocks[r, len(sums) :].view(np.uint32) == 0xA5A5A5A5).all(), r
+    same(f[256:320], x[:128].reshape(64, 2).sum(axis=1))
+    same(f[320:331], x[128:150].reshape(11, 2).sum(axis=1))
+    assert (u[331:352] == 0xA5A5A5A5).all()
+
+
+# ------------------------------------------------------------------------------------------------ __CCE_AICORE__
+@pytest.mark.parametrize(("platform", "scale"), [("ascend310p", 3), ("ascend910b", 2)])
+def test_a_body_chosen_by_cce_aicore_runs(kernels: dict[str, Kernel], platform: str, scale: int) -> None:
+    x = RNG.integers(-100, 100, 64).astype(np.float32)
+    run, out, _ = launch(kernels[platform], "AICORE_GUARD", x, n=64)
+    clean(run)
+    same(out.view(np.float32)[:64], x * scale)
 
 
 # ------------------------------------------------------------------------------------------------ run-time refusals

@@ -5,7 +5,9 @@ emulator diagnostic here, triggered by one tiling key of tests/realworld/checks/
 docs/diagnostics.md#canns-checker-classes-and-ours maps one to the other.  The same kernel also carries the idioms
 of CANN's examples that must stay quiet (a hard SyncAll with no kernel type, every core writing the same bytes
 before a SyncAll) and the GM misses (an access through one GlobalTensor that lands in another allocation).
-tests/realworld/checks/workspace_kernel.cpp covers GetUserWorkspace with and without a system workspace.
+tests/realworld/checks/workspace_kernel.cpp covers GetUserWorkspace with and without a system workspace.  Issue 11's
+leftovers: literal event IDs are quiet unless a queue's own flag holds the ID at the time, and an output no core wrote
+a byte of is a warning.
 
 Each case asserts the kind, the severity and the exact source line (`// LINE:<tag>` in the kernel), and, where the
 kernel computes something, its output against numpy.  Builds go through the workbench build cache (-O1); every
@@ -249,6 +251,52 @@ def test_hard_syncall_in_an_aiv_only_kernel_is_a_warning(check):
     }
     assert r.rc == EXIT_CLEAN
     assert r.report["trace"]["kernel_type"] == "KERNEL_TYPE_AIV_ONLY"
+
+
+# --------------------------------------------------------------------------------------------- event IDs
+MTE2_V = 4  # HardEvent::MTE2_V
+
+
+@pytest.mark.parametrize("platform", BOTH)
+@pytest.mark.parametrize("key", [28, 35], ids=["pipe-of-tbufs", "pipe-with-queues"])
+def test_literal_event_ids_no_queue_holds_are_quiet(check, inputs, platform, key):
+    x, y = inputs
+    r = check(platform, key)
+    assert r.rc == EXIT_CLEAN and not r.diags, r.diags
+    expected = x * np.float32(2) + np.float32(1) if key == 28 else x + y
+    np.testing.assert_array_equal(r.f32("z")[:N], expected)
+
+
+@pytest.mark.parametrize("platform", BOTH)
+@pytest.mark.parametrize(
+    ("key", "tag", "queue_tag"), [(36, "id_held", "enque_x"), (37, "id_taken", None)], ids=["held", "taken"]
+)
+def test_a_literal_event_id_a_queue_holds_is_a_collision(check, inputs, platform, key, tag, queue_tag):
+    x, y = inputs
+    r = check(platform, key)
+    found = r.of("EVENT_ID_UNMANAGED")
+    assert {(d["line"], d["severity"]) for d in found} == {(line(tag), "warning")}, r.diags
+    queue_line = line(queue_tag) if queue_tag else line(tag) + 1  # taken: the EnQue right after the SetFlag
+    assert {(d["details"]["event"], d["details"]["event_id"], d["details"]["queue_line"]) for d in found} == {
+        (MTE2_V, 0, queue_line)
+    }
+    assert r.rc == EXIT_CLEAN
+    np.testing.assert_array_equal(r.f32("z")[:N], x + y)
+
+
+# --------------------------------------------------------------------------------------------- unwritten outputs
+@pytest.mark.parametrize("platform", BOTH)
+def test_an_output_no_core_wrote_is_a_warning(check, platform):
+    r = check(platform, 50, block_dim=2)  # the body is compiled out for these chips
+    (unwritten,) = r.of("OUTPUT_UNWRITTEN")
+    assert unwritten["severity"] == "warning" and r.rc == EXIT_CLEAN
+    assert unwritten["details"]["unwritten"] == unwritten["details"]["bytes"] == N * 4
+
+
+@pytest.mark.parametrize("platform", BOTH)
+def test_an_output_written_in_part_stays_info(check, platform):
+    (unwritten,) = check(platform, 42).of("OUTPUT_UNWRITTEN")  # z[0, 8) only
+    assert unwritten["severity"] == "info" and unwritten["details"]["unwritten"] == N * 4 - 32
 
 
 # --------------------------------------------------------------------------------------------- GM misses

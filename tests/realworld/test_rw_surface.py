@@ -9,6 +9,8 @@ The kernels are in surface/ (our own, in those styles):
 - surface_faults.cpp: one misuse of those APIs per `mode` (a scalar parameter), each reported at its line.
 - refused_reinterpret.cpp, own_main.cpp: compile-only checks (GlobalTensor::ReinterpretCast refused on both chips;
   ASCEMU_MAIN of a two-argument template entry).
+- refused_names.cpp: compile-only, names that exist but whose use is refused (tensors of int4b_t, Matmul and
+  REGIST_MATMUL_OBJ from lib/matmul_intf.h, Fill of a dtype it lacks), and their accepted uses.
 Every output is compared with numpy bit for bit.
 """
 
@@ -177,8 +179,8 @@ def test_misuse_is_reported_at_its_line(kernels: dict[str, Kernel], mode: int) -
 
 
 # ------------------------------------------------------------------------------------------------ compile-time refusal
-def _syntax_only(source: Path, platform: str) -> subprocess.CompletedProcess[str]:
-    cmd = ["g++", "-std=c++20", "-fsyntax-only", f"-DASCEMU_PLATFORM={platform}", f"-I{INCLUDE}", str(source)]
+def _syntax_only(source: Path, platform: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    cmd = ["g++", "-std=c++20", "-fsyntax-only", f"-DASCEMU_PLATFORM={platform}", f"-I{INCLUDE}", *extra, str(source)]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
 
@@ -188,3 +190,27 @@ def test_global_tensor_reinterpret_cast_is_refused(platform: str) -> None:
     assert r.returncode != 0
     assert "needs a newer architecture" in r.stderr and f"not for {platform}" in r.stderr, r.stderr[-2000:]
     assert f"refused_reinterpret.cpp:{line_of('refused_reinterpret.cpp', 'refused')}" in r.stderr
+
+
+REFUSED_NAMES = {  # REFUSE: (the tagged line, what the message says)
+    1: ("int4-tensor", "LocalTensor<int4b_t>: tensors of int4b_t are not emulated: no vector instruction"),
+    2: ("matmul", "AscendC::Matmul: Matmul runs on the cube unit, which is outside the emulator"),
+    3: ("regist", "REGIST_MATMUL_OBJ: Matmul runs on the cube unit, which is outside the emulator"),
+    4: ("fill-int8", "Fill: this dtype is not supported on"),
+}
+
+
+def test_names_whose_use_is_refused_compile_when_unused() -> None:
+    """REFUSE=0: lib/matmul_intf.h included, MatmulType named, SetL2CacheHint<CacheRwMode>, int4b_t scalars,
+    CeilDivision and DivCeil."""
+    r = _syntax_only(SURFACE / "refused_names.cpp", "ascend310p", "-DREFUSE=0")
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+@pytest.mark.parametrize("refuse", REFUSED_NAMES)
+def test_names_whose_use_is_refused(refuse: int) -> None:
+    tag, message = REFUSED_NAMES[refuse]
+    platform = "ascend910b" if refuse % 2 else "ascend310p"  # both chips over the four cases
+    r = _syntax_only(SURFACE / "refused_names.cpp", platform, f"-DREFUSE={refuse}")
+    assert r.returncode != 0 and message in r.stderr, r.stderr[-2000:]
+    assert f"refused_names.cpp:{line_of('refused_names.cpp', tag)}" in r.stderr, r.stderr[-2000:]

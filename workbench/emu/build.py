@@ -23,7 +23,7 @@ from functools import cache
 from pathlib import Path
 
 from .. import progress, resources
-from ..errors import WorkbenchError
+from ..errors import InvalidInput, WorkbenchError
 
 PLATFORM_MACRO = {"P310": "ascend310p", "P910B": "ascend910b"}
 
@@ -151,5 +151,14 @@ def _file_stem(entry: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]+", "_", entry).strip("_")[:80] or "kernel"
 
 
+_MACRO_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def defines_of(mapping: Mapping[str, object]) -> tuple[tuple[str, str], ...]:
+    """`{NAME: value}` as sorted (name, text) pairs; True defines the bare name, False leaves it out."""
+    for name, value in mapping.items():
+        if not isinstance(name, str) or not _MACRO_NAME.fullmatch(name):
+            raise InvalidInput("define", name, "a C macro name (a letter or _, then letters, digits or _)")
+        if "\n" in str(value):  # g++ would read the rest as a new line of the command-line prelude
+            raise InvalidInput(f"define {name}", value, "a value on one line")
     return tuple(sorted((k, "" if v is True else str(v)) for k, v in mapping.items() if v is not False))

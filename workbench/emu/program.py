@@ -160,6 +160,9 @@ def build_program(
         raise UnsupportedPlatform("platform", platform, "an Ascend310P or Ascend910B SoC")
     emu_platform = _EMU_PLATFORM[plat.npu_arch]
     dirs = [Path(d).resolve() for d in include_dirs]
+    for given, resolved in zip(include_dirs, dirs, strict=True):
+        if not resolved.is_dir():
+            raise InvalidInput("include dir", str(given), "an existing directory")
     rewritten, _ = rewrite_launches(source.read_text(errors="replace"), str(source))
     flags = _flags(emu_platform, opt, source, dirs, defines_of(defines or {}))
     compiler = gxx()

@@ -40,6 +40,9 @@ enum : int32_t {
     GATHER_INDEX_SHIFT,
     GATHER_MASK_COUNTER,
     RUNTIME_REFUSALS,
+    REDUCE_COUNTER,
+    GATHER_MASK_SMALL_SOURCE,
+    AICORE_GUARD,
 };
 
 constexpr uint32_t kBuf = 32 * 1024;
@@ -58,6 +61,7 @@ class ApiCheck {
         pipe_.InitBuffer(dBuf_, kBuf);
         pipe_.InitBuffer(tBuf_, kBuf / 2);
         pipe_.InitBuffer(mBuf_, 1024);
+        pipe_.InitBuffer(sBuf_, 64);
     }
 
     __aicore__ inline void Process()
@@ -110,6 +114,9 @@ class ApiCheck {
             case GATHER_INDEX_SHIFT: GatherIndexShift(); break;
             case GATHER_MASK_COUNTER: GatherMaskCounter(); break;
             case RUNTIME_REFUSALS: RuntimeRefusals(); break;
+            case REDUCE_COUNTER: ReduceCounter(); break;
+            case GATHER_MASK_SMALL_SOURCE: GatherMaskSmallSource(); break;
+            case AICORE_GUARD: AicoreGuard(); break;
             default: break;
         }
     }
@@ -385,6 +392,45 @@ class ApiCheck {
         auxGm_.SetValue(1, (int64_t)cnt);
     }
 
+    // Counter mode with the mask set outside the calls (isSetMask false): p0 floats spanning repeats, repeatTime
+    // ignored.  out floats: ReduceRepeat<SUM> (a sum per repeat), WholeReduceMax (value, index pairs), from 128
+    // BlockReduceSum (8 results a repeat), from 256 PairReduceSum (32 results a repeat).
+    __aicore__ inline void ReduceCounter()
+    {
+        LocalTensor<float> d = D<float>(), a = A<float>();
+        SetMaskCount();
+        SetVectorMask<float, MaskMode::COUNTER>(0, c_.p0);
+        ReduceRepeat<ReduceType::SUM, float, float, false>(d, a, MASK_PLACEHOLDER, 1, 1, 1, 8);
+        WholeReduceMax<float, false>(d[64], a, MASK_PLACEHOLDER, 1, 1, 1, 8);
+        SetVectorMask<float>(0, c_.p0);
+        BlockReduceSum<float, false>(d[128], a, 1, MASK_PLACEHOLDER, 1, 1, 8);
+        PairReduceSum<float, false>(d[256], a, 1, MASK_PLACEHOLDER, 1, 1, 8);
+        SetMaskNorm();
+        ResetMask();
+    }
+
+    // counter mode over an n-float source in a buffer of its own: only the p0 counted elements are read (one
+    // repeat: 310P's total and 910B's per-repeat count agree); pattern 1, the even elements; rsvdCnt in aux
+    __aicore__ inline void GatherMaskSmallSource()
+    {
+        LocalTensor<float> src = sBuf_.Get<float>();
+        DataCopy(src, A<float>(), c_.n);
+        PipeBarrier<PIPE_ALL>();
+        uint64_t cnt = 0;
+        GatherMask(D<float>(), src, (uint8_t)1, true, c_.p0, {1, 1, 8, 0}, cnt);  // LINE:gather-mask-small
+        auxGm_.SetValue(0, (int64_t)cnt);
+    }
+
+    // a body chosen by __CCE_AICORE__, as CANN's own kernels choose theirs: out = 2x on 220, 3x on 200
+    __aicore__ inline void AicoreGuard()
+    {
+#if __CCE_AICORE__ == 220
+        Muls(D<float>(), A<float>(), 2.0f, c_.n);
+#elif __CCE_AICORE__ == 200
+        Muls(D<float>(), A<float>(), 3.0f, c_.n);
+#endif
+    }
+
     // What CANN compiles for the platform but refuses when it runs (ASCENDC_REPORT_NOT_SUPPORT in its dav_m200 /
     // dav_c220 implementation): each is UNSUPPORTED_API at its line, and has no effect.
     __aicore__ inline void RuntimeRefusals()
@@ -408,7 +454,7 @@ class ApiCheck {
 
     ApiCase c_;
     TPipe pipe_;
-    TBuf<TPosition::VECCALC> aBuf_, bBuf_, dBuf_, tBuf_, mBuf_;
+    TBuf<TPosition::VECCALC> aBuf_, bBuf_, dBuf_, tBuf_, mBuf_, sBuf_;
     GlobalTensor<uint8_t> xGm_, yGm_, outGm_;
     GlobalTensor<int64_t> auxGm_;
     GlobalTensor<int32_t> wsGm_;

@@ -28,6 +28,9 @@ enum AddFault {
     LEAK,               // ErrorLeak: the last z is never freed
     DOUBLE_FREE,        // ErrorFree
     WRONG_QUEUE,        // ErrorBuffer1: z (a VECOUT buffer) is freed through the VECIN queue
+    LITERAL_IDS,        // literal EVENT_ID0 / EVENT_ID1 where no queue holds those IDs: quiet
+    ID_HELD_BY_QUEUE,   // ErrorSync4: a literal MTE2_V ID 0 while x's EnQue holds MTE2_V ID 0 for its own flag
+    ID_TAKEN_BY_QUEUE,  // ErrorSync4: x's EnQue takes MTE2_V ID 0 while the kernel's SetFlag on it still waits
 };
 
 template <int FAULT>
@@ -68,11 +71,20 @@ private:
         } else if constexpr (FAULT == MISALIGNED) {
             DataCopy(xLocal[1], xGm[progress * tileLength], tileLength - 8);  // LINE:misaligned_write
             inQueueX.EnQue(xLocal);
+        } else if constexpr (FAULT == ID_TAKEN_BY_QUEUE) {
+            DataCopy(xLocal, xGm[progress * tileLength], tileLength);
+            SetFlag<HardEvent::MTE2_V>(EVENT_ID0);  // LINE:id_taken
+            inQueueX.EnQue(xLocal);
+            WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
         } else {
             DataCopy(xLocal, xGm[progress * tileLength], tileLength);
-            inQueueX.EnQue(xLocal);
+            inQueueX.EnQue(xLocal);  // LINE:enque_x
         }
         if constexpr (FAULT != UNINIT_READ) DataCopy(yLocal, yGm[progress * tileLength], tileLength);
+        if constexpr (FAULT == ID_HELD_BY_QUEUE) {
+            SetFlag<HardEvent::MTE2_V>(EVENT_ID0);  // LINE:id_held
+            WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+        }
         inQueueY.EnQue(yLocal);
     }
     __aicore__ inline void Compute(int32_t progress)
@@ -80,6 +92,10 @@ private:
         (void)progress;
         LocalTensor<float> xLocal = inQueueX.DeQue<float>();  // LINE:deque_x
         LocalTensor<float> yLocal = inQueueY.DeQue<float>();
+        if constexpr (FAULT == LITERAL_IDS) {  // both DeQues released the MTE2_V IDs the queues held
+            SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+            WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+        }
         LocalTensor<float> zLocal = outQueueZ.AllocTensor<float>();
         if constexpr (FAULT == READ_FREED) {
             inQueueX.FreeTensor(xLocal);
@@ -105,6 +121,10 @@ private:
             DataCopy(zGm[progress * tileLength], zLocal[3], tileLength - 8);  // LINE:misaligned_read
         } else {
             DataCopy(zGm[progress * tileLength], zLocal, tileLength);
+        }
+        if constexpr (FAULT == LITERAL_IDS) {  // no queue here takes MTE3_MTE2 IDs
+            SetFlag<HardEvent::MTE3_MTE2>(EVENT_ID1);
+            WaitFlag<HardEvent::MTE3_MTE2>(EVENT_ID1);
         }
         if constexpr (FAULT == LEAK) {
             if (!last) outQueueZ.FreeTensor(zLocal);
@@ -137,6 +157,7 @@ enum SyncFault {
     SET_NO_WAIT,   // ErrorSync3: a SetFlag nobody waits for
     WAIT_NO_SET,   // ErrorSync3: a WaitFlag nothing sets (the pipe would wait forever)
     DUP_ID,        // ErrorSync4: the same event ID set twice before its WaitFlag
+    LITERAL_ID,    // EVENT_ID0 / EVENT_ID1 written as literals, as static-Tensor kernels do: no queue, no collision
 };
 
 template <int FAULT>
@@ -155,8 +176,11 @@ public:
     {
         LocalTensor<float> xLocal = xBuf.Get<float>();
         LocalTensor<float> zLocal = zBuf.Get<float>();
-        event_t eventMte2V = static_cast<event_t>(pipe.FetchEventID(HardEvent::MTE2_V));
-        event_t eventVMte3 = static_cast<event_t>(pipe.FetchEventID(HardEvent::V_MTE3));
+        event_t eventMte2V = EVENT_ID0, eventVMte3 = EVENT_ID1;  // LITERAL_ID keeps the literals
+        if constexpr (FAULT != LITERAL_ID) {
+            eventMte2V = static_cast<event_t>(pipe.FetchEventID(HardEvent::MTE2_V));
+            eventVMte3 = static_cast<event_t>(pipe.FetchEventID(HardEvent::V_MTE3));
+        }
         if constexpr (FAULT == MTE2_OVERLAP) {
             // the first half, then the second half from one block early: both copies write UB [half - 8, half)
             uint32_t half = blockLength / 2;
@@ -461,6 +485,14 @@ extern "C" __global__ __aicore__ void npu_check_kernel(GM_ADDR x, GM_ADDR y, GM_
         RunScaleSync<WAIT_NO_SET>(x, z, tilingData);
     } else if (TILING_KEY_IS(27)) {
         RunScaleSync<DUP_ID>(x, z, tilingData);
+    } else if (TILING_KEY_IS(28)) {
+        RunScaleSync<LITERAL_ID>(x, z, tilingData);
+    } else if (TILING_KEY_IS(35)) {
+        RunAdd<LITERAL_IDS>(x, y, z, tilingData);
+    } else if (TILING_KEY_IS(36)) {
+        RunAdd<ID_HELD_BY_QUEUE>(x, y, z, tilingData);
+    } else if (TILING_KEY_IS(37)) {
+        RunAdd<ID_TAKEN_BY_QUEUE>(x, y, z, tilingData);
     } else if (TILING_KEY_IS(30)) {
         RunBufferSetup<QUE_NO_INIT>(x, z);
     } else if (TILING_KEY_IS(31)) {
@@ -477,5 +509,9 @@ extern "C" __global__ __aicore__ void npu_check_kernel(GM_ADDR x, GM_ADDR y, GM_
         RunGmNeighbour<NEIGHBOUR_WRITE>(x, y, z, workspace, tilingData);
     } else if (TILING_KEY_IS(42)) {
         RunGmNeighbour<PAST_ALLOCATION>(x, y, z, workspace, tilingData);
+    } else if (TILING_KEY_IS(50)) {
+#if __CCE_AICORE__ == 100  // a body for another chip only: here the kernel does nothing and z is never written
+        RunAdd<ADD_CLEAN>(x, y, z, tilingData);
+#endif
     }
 }

@@ -248,6 +248,16 @@ inline aclError check_device(const char* api, int32_t id, const SL& loc) {
 
 inline void* new_handle() { return new char; }  // a unique address; freed with delete
 
+// An aclrtDestroy* call: a handle `live` does not hold fails with 107000; otherwise it is dropped, `also` forgets what
+// else was keyed by it, and its address is freed.
+template <class Live, class Also>
+inline aclError destroy_handle(Live& live, void* h, const char* api, const SL& loc, const char* unknown, Also also) {
+    if (!live.erase(h)) return fail(ACL_ERROR_RT_PARAM_INVALID, api, loc, unknown);
+    also();
+    delete (char*)h;
+    return ACL_SUCCESS;
+}
+
 }  // namespace ascemu::acl
 
 // ------------------------------------------------------------------------------------------------ the calls
@@ -333,12 +343,10 @@ inline aclError aclrtCreateContext(aclrtContext* context, int32_t deviceId, ASCE
 }
 inline aclError aclrtDestroyContext(aclrtContext context, ASCEMU_ACL_SITE) {
     auto& S = ascemu::acl::st();
-    if (!S.contexts.erase(context))
-        return ascemu::acl::fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyContext", ascemu_loc,
-                                 "not a context aclrtCreateContext returned (or destroyed already)");
-    if (S.context == context) S.context = nullptr;
-    delete (char*)context;
-    return ACL_SUCCESS;
+    return ascemu::acl::destroy_handle(S.contexts, context, "aclrtDestroyContext", ascemu_loc,
+                                       "not a context aclrtCreateContext returned (or destroyed already)", [&] {
+                                           if (S.context == context) S.context = nullptr;
+                                       });
 }
 inline aclError aclrtSetCurrentContext(aclrtContext context, ASCEMU_ACL_SITE) {
     auto& S = ascemu::acl::st();
@@ -366,13 +374,11 @@ inline aclError aclrtCreateStream(aclrtStream* stream, ASCEMU_ACL_SITE) {
 }
 inline aclError aclrtDestroyStream(aclrtStream stream, ASCEMU_ACL_SITE) {
     auto& S = ascemu::acl::st();
-    if (!S.streams.erase(stream))
-        return ascemu::acl::fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyStream", ascemu_loc,
-                                 "not a stream aclrtCreateStream returned (or destroyed already)");
-    S.fault.erase(stream);
-    S.clock_s.erase(stream);
-    delete (char*)stream;
-    return ACL_SUCCESS;
+    return ascemu::acl::destroy_handle(S.streams, stream, "aclrtDestroyStream", ascemu_loc,
+                                       "not a stream aclrtCreateStream returned (or destroyed already)", [&] {
+                                           S.fault.erase(stream);
+                                           S.clock_s.erase(stream);
+                                       });
 }
 inline aclError aclrtSynchronizeStream(aclrtStream stream, ASCEMU_ACL_SITE) {
     if (!ascemu::acl::known_stream(stream))
@@ -459,10 +465,8 @@ inline aclError aclrtCreateEvent(aclrtEvent* event, ASCEMU_ACL_SITE) {
     return aclrtCreateEventWithFlag(event, ACL_EVENT_TIME_LINE, ascemu_loc);
 }
 inline aclError aclrtDestroyEvent(aclrtEvent event, ASCEMU_ACL_SITE) {
-    if (!ascemu::acl::st().events.erase(event))
-        return ascemu::acl::fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyEvent", ascemu_loc, "unknown event");
-    delete (char*)event;
-    return ACL_SUCCESS;
+    return ascemu::acl::destroy_handle(ascemu::acl::st().events, event, "aclrtDestroyEvent", ascemu_loc,
+                                       "unknown event", [] {});
 }
 inline aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream, ASCEMU_ACL_SITE) {
     auto& S = ascemu::acl::st();

@@ -28,6 +28,11 @@ enum KernelMetaType : uint8_t {
     KERNEL_TYPE_MAX
 };
 
+// The CPU-debug kernel mode of AscendC::SetKernelMode, at global scope and in this order as CANN declares it
+// (tools/cpudebug/include/stub_def.h; the SetKernelMode page of asc-devkit docs/zh/api: MIX_MODE = 0, AIC_MODE,
+// AIV_MODE).  KernelLaunch mains write `AscendC::SetKernelMode(KernelMode::AIV_MODE)` under ASCENDC_CPU_DEBUG.
+enum class KernelMode { MIX_MODE = 0, AIC_MODE, AIV_MODE };
+
 namespace AscendC {
 
 using TEventID = int8_t;
@@ -51,7 +56,10 @@ enum class ReduceMode : uint8_t { REDUCE_MAX = 0, REDUCE_MIN, REDUCE_SUM };
 enum class CacheLine : uint64_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
 enum class DcciDst : uint64_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
 enum class PaddingMode : uint8_t { Normal = 0, Compact };
-enum class KernelMode { AIV_MODE = 0, AIC_MODE, MIX_MODE };
+// GlobalTensor::SetL2CacheHint's hint, values as CANN (impl/basic_api/utils/kernel_utils_macros.h).  On 310P and
+// 910B CANN leaves the address alone unless the build defines L2_CACHE_HINT; ascemu has no L2 and ignores the hint.
+enum class CacheMode { CACHE_MODE_DISABLE = 0, CACHE_MODE_NORMAL = 1, CACHE_MODE_LAST = 2, CACHE_MODE_PERSISTENT = 4 };
+enum class CacheRwMode { READ = 1, WRITE = 2, RW = 3 };
 enum class GatherMaskMode : uint8_t { VERSION_V1 = 0, VERSION_V2 = 1 };
 #if __NPU_ARCH__ == 2201
 inline constexpr GatherMaskMode defaultGatherMaskMode = GatherMaskMode::VERSION_V2;
@@ -79,6 +87,11 @@ inline constexpr uint32_t BLOCK_CUBE = 16;
 inline constexpr int32_t MAX_REPEAT_TIMES = 255;
 inline constexpr uint64_t MASK_PLACEHOLDER = 0;
 inline constexpr uint64_t MASK_PLACEHOLDER_LIST[2] = {0, 0};
+
+// CANN's integer helpers of impl/basic_api/utils/kernel_utils_ceil_oom_que.h: DivCeil for every architecture, and
+// CeilDivision, which 310P and 910B get as this plain int32 form (0 for a zero divisor).
+constexpr inline uint32_t DivCeil(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+inline int32_t CeilDivision(int32_t num1, int32_t num2) { return num2 == 0 ? 0 : (num1 + num2 - 1) / num2; }
 
 struct DataCopyParams {
     DataCopyParams() {}
@@ -151,6 +164,23 @@ struct BinaryRepeatParams {
     uint8_t src0BlkStride = DEFAULT_BLK_STRIDE;
     uint8_t src1BlkStride = DEFAULT_BLK_STRIDE;
     uint8_t dstRepStride = DEFAULT_REPEAT_STRIDE;
+    uint8_t src0RepStride = DEFAULT_REPEAT_STRIDE;
+    uint8_t src1RepStride = DEFAULT_REPEAT_STRIDE;
+    bool repeatStrideMode = false;
+    bool strideSizeMode = false;
+};
+
+// Gatherb's parameters, field order as CANN (include/basic_api/kernel_struct_gather.h); only dstBlkStride and
+// dstRepStride take effect, the rest are kept for source compatibility.
+struct GatherRepeatParams {
+    GatherRepeatParams() {}
+    GatherRepeatParams(const uint8_t dstBlkStrideIn, const uint8_t dstRepStrideIn)
+        : dstRepStride(dstRepStrideIn), dstBlkStride(dstBlkStrideIn) {}
+    uint32_t blockNumber = DEFAULT_BLK_NUM;
+    uint16_t dstRepStride = DEFAULT_REPEAT_STRIDE;
+    uint8_t dstBlkStride = DEFAULT_BLK_STRIDE;
+    uint8_t src0BlkStride = DEFAULT_BLK_STRIDE;
+    uint8_t src1BlkStride = DEFAULT_BLK_STRIDE;
     uint8_t src0RepStride = DEFAULT_REPEAT_STRIDE;
     uint8_t src1RepStride = DEFAULT_REPEAT_STRIDE;
     bool repeatStrideMode = false;

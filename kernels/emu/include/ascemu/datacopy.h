@@ -125,25 +125,11 @@ inline void mte3_overlap_check(Core* c, const uint8_t* g, const Xfer& x, const S
     W.push_back(nw);
 }
 
-// UB -> GM (plain or atomic).
-inline bool xfer_ub_to_gm(Core* c, uint8_t* g, const UbView& sv, const Xfer& x, const SL& loc, const char* api,
-                          size_t elem, const char* dtype) {
-    if (x.count == 0 || x.len == 0) return false;
+// The GM side of an MTE3 transfer: rows of `u` (x.ub_pitch apart) stored, or accumulated under SetAtomicAdd, at
+// g with every GM check.  u is UB, or the staged value of Fill.
+inline bool gm_store(Core* c, uint8_t* g, const uint8_t* u, const Xfer& x, const SL& loc, const char* api,
+                     size_t elem, const char* dtype) {
     uint64_t gspan = (uint64_t)(x.count - 1) * x.gm_pitch + x.len;
-    uint64_t uspan = (uint64_t)(x.count - 1) * x.ub_pitch + x.len;
-    c->psv.cur = PX_MTE3;  // §5.5: UB->GM runs on MTE3
-    uint8_t* u = ub_operand(c, sv, uspan, UB_PR, loc, "src");
-    if (!u) return false;
-    // UNINIT_TO_GM instead of UB_UNINIT_READ: padded tails legitimately carry poison to GM.
-    for (uint32_t i = 0; i < x.count; ++i) {
-        uint64_t uo = sv.off + (uint64_t)i * x.ub_pitch;
-        if (!c->ubw.all(uo, uo + x.len)) {
-            diag("UNINIT_TO_GM", Sev::Warning, loc,
-                 strf("%s copies never-written UB bytes (poison) to GM", api),
-                 jd("ub_offset", (long long)uo, "bytes", x.len));
-            break;
-        }
-    }
     maybe_yield(c);
     GmAccess a = gm_check(g, gspan, true, elem, loc, api);
     if (!a.buf) return false;
@@ -182,6 +168,27 @@ inline bool xfer_ub_to_gm(Core* c, uint8_t* g, const UbView& sv, const Xfer& x, 
         c->tr.atomic_dtype = c->atomic_type;
     }
     return true;
+}
+
+// UB -> GM (plain or atomic).
+inline bool xfer_ub_to_gm(Core* c, uint8_t* g, const UbView& sv, const Xfer& x, const SL& loc, const char* api,
+                          size_t elem, const char* dtype) {
+    if (x.count == 0 || x.len == 0) return false;
+    uint64_t uspan = (uint64_t)(x.count - 1) * x.ub_pitch + x.len;
+    c->psv.cur = PX_MTE3;  // §5.5: UB->GM runs on MTE3
+    uint8_t* u = ub_operand(c, sv, uspan, UB_PR, loc, "src");
+    if (!u) return false;
+    // UNINIT_TO_GM instead of UB_UNINIT_READ: padded tails legitimately carry poison to GM.
+    for (uint32_t i = 0; i < x.count; ++i) {
+        uint64_t uo = sv.off + (uint64_t)i * x.ub_pitch;
+        if (!c->ubw.all(uo, uo + x.len)) {
+            diag("UNINIT_TO_GM", Sev::Warning, loc,
+                 strf("%s copies never-written UB bytes (poison) to GM", api),
+                 jd("ub_offset", (long long)uo, "bytes", x.len));
+            break;
+        }
+    }
+    return gm_store(c, g, u, x, loc, api, elem, dtype);
 }
 
 inline void mte_count(MteStat& m, uint64_t bytes, uint64_t bursts) {

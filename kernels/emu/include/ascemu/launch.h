@@ -451,9 +451,11 @@ inline void launch_end_checks() {
         if (b->role == Role::Output) {
             size_t u = b->written.count_unset(0, b->bytes);
             b->unwritten = (int64_t)u;
-            if (u) diag_launch("OUTPUT_UNWRITTEN", Sev::Info,
-                               strf("%zu of %zu bytes of output '%s' were never written by the kernel", u, b->bytes,
-                                    b->name.c_str()),
+            // an output no core wrote a byte of is almost always a kernel that did nothing (a body compiled out,
+            // a wrong tiling key); a partial write is often by design (rows a kernel leaves to the launcher's fill)
+            if (u) diag_launch("OUTPUT_UNWRITTEN", u == b->bytes ? Sev::Warning : Sev::Info,
+                               strf("%zu of %zu bytes of output '%s' were never written by the kernel%s", u, b->bytes,
+                                    b->name.c_str(), u == b->bytes ? " (no core wrote any of it)" : ""),
                                jd("buffer", b->name, "arg", b->arg_index, "unwritten", u, "bytes", b->bytes));
         }
 }

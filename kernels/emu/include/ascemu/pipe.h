@@ -20,6 +20,51 @@ inline bool pos_is_ub(AscendC::TPosition p) {
     return p == TPosition::VECIN || p == TPosition::VECOUT || p == TPosition::VECCALC;
 }
 
+// ------------------------------------------------------------------------------------------------ event IDs
+// The HardEvent of a queue edge from pipe `from` to pipe `to`, as CANN's GetQueEvt names it for the UB queues:
+// TQue<VECIN> sets MTE2_V at EnQue and V_MTE2 at FreeTensor, TQue<VECOUT> V_MTE3 and MTE3_V.
+constexpr AscendC::HardEvent queue_event(int from, int to) {
+    using AscendC::HardEvent;
+    if (from == PX_MTE2) return to == PX_MTE3 ? HardEvent::MTE2_MTE3 : HardEvent::MTE2_V;
+    if (to == PX_MTE2) return from == PX_MTE3 ? HardEvent::MTE3_MTE2 : HardEvent::V_MTE2;
+    if (from == PX_MTE3) return HardEvent::MTE3_V;
+    return to == PX_MTE3 ? HardEvent::V_MTE3 : HardEvent::V_V;
+}
+// The lowest ID of event e that neither the kernel (AllocEventID) nor a queue holds; -1 when all 8 are held.
+inline int free_event_id(const Core* c, int e) {
+    uint8_t held = c->ev_alloc[e] | c->ev_queue[e];
+    for (int id = 0; id < 8; ++id)
+        if (!((held >> id) & 1)) return id;
+    return -1;
+}
+// A SetFlag of the kernel's and a queue's flag on one (event, ID) at the same time: either WaitFlag may consume the
+// other's flag, and the ordering one of them promises is lost (docs/diagnostics.md#event_id_unmanaged).
+inline void event_id_collision(int e, int id, const SL& set_loc, const SL& queue_loc) {
+    diag("EVENT_ID_UNMANAGED", Sev::Warning, set_loc,
+         strf("SetFlag(event %d, id %d) while a queue's own flag on that ID is pending (queue call at line %u): "
+              "either WaitFlag can consume the other's flag",
+              e, id, queue_loc.line()),
+         jd("event", e, "event_id", id, "queue_line", queue_loc.line()));
+}
+// CANN's queues take an ID with AllocEventID for the SetFlag of EnQue (held: SLOT_ENQUE) and FreeTensor (SLOT_FREE)
+// and release it after the matching WaitFlag (DeQue, the slot's next AllocTensor).  A pending SetFlag of the
+// kernel's on the ID a queue takes collides with it.
+enum SlotHold { SLOT_ENQUE = 0, SLOT_FREE = 1 };
+inline void queue_release_event(Core* c, UbBuf& b, SlotHold h) {
+    if (b.hold_id[h] >= 0) c->ev_queue[b.hold_evt[h]] &= (uint8_t)~(1u << b.hold_id[h]);
+    b.hold_id[h] = -1;
+}
+inline void queue_hold_event(Core* c, UbBuf& b, SlotHold h, AscendC::HardEvent evt, const SL& loc) {
+    queue_release_event(c, b, h);
+    const int e = (int)evt, id = free_event_id(c, e);
+    if (id < 0) return;
+    c->ev_queue[e] |= (uint8_t)(1u << id);
+    c->ev_queue_loc[e][id] = loc;
+    b.hold_evt[h] = (uint8_t)e;
+    b.hold_id[h] = (int8_t)id;
+    if (c->ev_pending[e][id] > 0) event_id_collision(e, id, c->ev_loc[e][id], loc);
+}
+
 }  // namespace ascemu
 
 namespace AscendC {
@@ -49,6 +94,7 @@ class TQueBind {
                 b.state = SlotState::Alloc;
                 // §5.5: FreeTensor -> AllocTensor of a slot is the consumer -> producer flag
                 pipe_wait(c->psv, kProducer, b.psnap);
+                queue_release_event(c, b, SLOT_FREE);
                 next_ = (i + 1) % num_;
                 t.v_ = UbView{b.lo, (uint32_t)(len_ / sizeof(T)), (int32_t)(first_ + i), b.gen, (uint8_t)pos_,
                               (uint8_t)sizeof(T)};
@@ -84,6 +130,7 @@ class TQueBind {
             return;
         }
         if (b.state == SlotState::EnQ) {
+            queue_release_event(c, b, SLOT_ENQUE);
             // remove from the FIFO
             for (uint32_t k = 0; k < count_; ++k)
                 if (fifo_[(head_ + k) % 64] == t.v_.buf) {
@@ -96,6 +143,7 @@ class TQueBind {
         b.gen++;
         pipe_signal(c->psv, kConsumer, b.psnap);
         c->psv.vc[kConsumer][kConsumer]++;
+        queue_hold_event(c, b, SLOT_FREE, kFreeEvt, loc);
     }
     template <typename T>
     bool EnQue(const LocalTensor<T>& t, const std::source_location loc = std::source_location::current()) {
@@ -130,6 +178,7 @@ class TQueBind {
         // GetValue of a dequeued VECIN tensor still needs MTE2_S, a SetValue into a tensor before EnQue S_V.
         pipe_signal(c->psv, kProducer, b.psnap);
         c->psv.vc[kProducer][kProducer]++;
+        queue_hold_event(c, b, SLOT_ENQUE, kEnQueEvt, loc);
         fifo_[(head_ + count_) % 64] = t.v_.buf;
         count_++;
         return true;
@@ -151,6 +200,7 @@ class TQueBind {
         UbBuf& b = c->bufs[i];
         b.state = SlotState::DeQ;
         pipe_wait(c->psv, kConsumer, b.psnap);
+        queue_release_event(c, b, SLOT_ENQUE);
         t.v_ = UbView{b.lo, (uint32_t)(len_ / sizeof(T)), i, b.gen, (uint8_t)pos_, (uint8_t)sizeof(T)};
         return t;
     }
@@ -190,6 +240,8 @@ class TQueBind {
     // everything else is the vector pipe.  TQue<VECIN> = MTE2 -> V, TQue<VECOUT> = V -> MTE3.
     static constexpr int kProducer = (src == TPosition::VECIN || src == TPosition::GM) ? ascemu::PX_MTE2 : ascemu::PX_V;
     static constexpr int kConsumer = (dst == TPosition::VECOUT || dst == TPosition::GM) ? ascemu::PX_MTE3 : ascemu::PX_V;
+    static constexpr HardEvent kEnQueEvt = ascemu::queue_event(kProducer, kConsumer);
+    static constexpr HardEvent kFreeEvt = ascemu::queue_event(kConsumer, kProducer);
     static constexpr int32_t kDepth = depth;
 };
 
@@ -368,6 +420,7 @@ class TPipe {
         if (!c) return;
         for (auto& b : c->bufs) { b.gen++; b.owner = nullptr; b.state = ascemu::SlotState::Free; }
         c->bufs.clear();
+        std::memset(c->ev_queue, 0, sizeof c->ev_queue);
         cursor_ = 0;
         pipe_bufs_ = 0;
     }
@@ -396,12 +449,18 @@ class TPipe {
     }
     void Init() {}
 
+    // AllocEventID holds the ID until ReleaseEventID, so the queues never take it; FetchEventID holds nothing.
     template <HardEvent evt>
-    TEventID AllocEventID() { return FetchEventID(evt); }
+    TEventID AllocEventID() {
+        ascemu::Core* c = ascemu::t_core;
+        TEventID id = FetchEventID(evt);
+        if (c) c->ev_alloc[(int)evt] |= (uint8_t)(1u << id);
+        return id;
+    }
     template <HardEvent evt>
     void ReleaseEventID(TEventID id) {
         ascemu::Core* c = ascemu::t_core;
-        if (c && id >= 0 && id < 8) c->ev_fetched[(int)evt][id] = false;
+        if (c && id >= 0 && id < 8) c->ev_alloc[(int)evt] &= (uint8_t)~(1u << id);
     }
     template <HardEvent evt>
     TEventID FetchEventID() { return FetchEventID(evt); }
@@ -410,16 +469,15 @@ class TPipe {
         if (!c) return 0;
         int e = (int)evt;
         if (e < 0 || e >= (int)HardEvent::MAX) return 0;
-        // lowest id with no pending SetFlag
+        // the next id that nobody holds and that has no pending SetFlag
+        const uint8_t held = c->ev_alloc[e] | c->ev_queue[e];
         for (int i = 0; i < 8; ++i) {
             int id = (next_ev_[e] + i) % 8;
-            if (c->ev_pending[e][id] == 0) {
+            if (c->ev_pending[e][id] == 0 && !((held >> id) & 1)) {
                 next_ev_[e] = (id + 1) % 8;
-                c->ev_fetched[e][id] = true;
                 return (TEventID)id;
             }
         }
-        c->ev_fetched[e][0] = true;
         return 0;
     }
     uint32_t GetUbOffset() const { return cursor_; }
@@ -555,6 +613,8 @@ class TBufPool {
                 // set), so what the next stage writes into this UB is ordered after this stage's use of it.
                 if (b.state != SlotState::TBuf)
                     pipe_wait(c->psv, b.pos == (uint8_t)TPosition::VECIN ? PX_MTE2 : PX_V, b.psnap);
+                queue_release_event(c, b, SLOT_ENQUE);
+                queue_release_event(c, b, SLOT_FREE);
                 b.gen++;
                 if (b.state != SlotState::TBuf) b.state = SlotState::Free;
                 c->ubw.clear(b.lo, b.hi);

@@ -22,6 +22,9 @@
 #ifndef __DAV_M200__
 #define __DAV_M200__ 1
 #endif
+#ifndef __CCE_AICORE__  // the AI Core version CANN's kernels and libraries test (200: dav-m200)
+#define __CCE_AICORE__ 200
+#endif
 #elif ASCEMU_PCAT(ASCEMU_P_, ASCEMU_PLATFORM) == 2
 #define ASCEMU_IS_310P 0
 #define ASCEMU_IS_910B 1
@@ -30,6 +33,9 @@
 #endif
 #ifndef __DAV_C220_VEC__
 #define __DAV_C220_VEC__ 1
+#endif
+#ifndef __CCE_AICORE__
+#define __CCE_AICORE__ 220
 #endif
 #else
 #error "ASCEMU_PLATFORM must be ascend310p or ascend910b"

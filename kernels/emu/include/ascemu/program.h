@@ -51,7 +51,6 @@ inline void fresh_runtime() {
     fresh->kernel_type = old->kernel_type;  // a namespace-scope KERNEL_TASK_TYPE_DEFAULT registered at start-up
     rt_slot() = fresh;
     delete old;
-    AscendC::ascemu_sys_ws() = nullptr;
     t_core = nullptr;
     g_crash_written = 0;
 }

@@ -20,10 +20,11 @@ inline void gather_lanes(const uint8_t* base, int64_t r, uint32_t blk, uint32_t 
     for (int i = n; i < L; ++i) lanes[i] = T{};
 }
 
+inline bool lane_on(const uint64_t* bits, int i) { return (bits[i >> 6] >> (i & 63)) & 1; }
 // Highest enabled lane of a normal-mode mask over L lanes (-1 when none).
 inline int mask_hi_lane(const Mask& m, int L) {
     for (int i = L - 1; i >= 0; --i)
-        if ((m.bits[i >> 6] >> (i & 63)) & 1) return i;
+        if (lane_on(m.bits, i)) return i;
     return -1;
 }
 
@@ -36,6 +37,68 @@ inline uint64_t mask_src_extent(int64_t R, uint32_t blk, uint32_t rep, int hi_la
     if (R <= 0) return 0;
     if (hi_lane < 0) hi_lane = 0;
     return (uint64_t)(R - 1) * rep * 32 + (uint64_t)(hi_lane / epb) * blk * 32 + (uint64_t)(hi_lane % epb + 1) * sizeof(T);
+}
+
+// The lanes each repeat of a reduction that takes isSetMask reads (WholeReduce*, ReduceRepeat, RepeatReduceSum,
+// BlockReduce*, PairReduceSum, ReduceDataBlock, ReducePairElem).  Normal mode: the mask's bits in each of
+// repeatTime repeats.  Counter mode (SetMaskCount): the mask is an element count spanning repeats, every repeat
+// full but the last, and repeatTime is ignored ([DOC] SetVectorMask: in counter mode the mask is "the number of
+// elements of the whole computation"), as for every other vector instruction (mask_walk).
+struct RepeatLanes {
+    int64_t repeats = 0;
+    int hi = -1, hi_last = -1;  // highest enabled lane of a repeat before the last, and of the last
+    uint64_t bits[2] = {0, 0}, last[2] = {0, 0};
+    const uint64_t* of(int64_t r) const { return r + 1 == repeats ? last : bits; }
+    int hi_of(int64_t r) const { return r + 1 == repeats ? hi_last : hi; }
+    bool on(int64_t r, int i) const { return lane_on(of(r), i); }
+    // Footprint f(R, hi) of R repeats whose last one reaches lane hi; a counter-mode tail can end before the full
+    // repeat ahead of it does (a block stride wider than a repeat stride).
+    template <class F>
+    uint64_t extent(F f) const {
+        return std::max<uint64_t>(f(repeats, hi_last), repeats > 1 ? f(repeats - 1, hi) : 0);
+    }
+};
+inline RepeatLanes repeat_lanes(const Mask& m, int L, int64_t repeatTime) {
+    RepeatLanes k;
+    auto low = [](uint64_t (&b)[2], int n) {
+        b[0] = n >= 64 ? ~0ull : (1ull << n) - 1;
+        b[1] = n >= 128 ? ~0ull : n > 64 ? (1ull << (n - 64)) - 1 : 0;
+    };
+    if (!m.counter) {
+        k.hi = k.hi_last = mask_hi_lane(m, L);
+        if (k.hi < 0 || repeatTime <= 0) return k;  // mask 0: no operation ([DOC] ReduceRepeat, 910B)
+        k.repeats = repeatTime;
+        std::memcpy(k.bits, m.bits, sizeof k.bits);
+        std::memcpy(k.last, m.bits, sizeof k.last);
+        return k;
+    }
+    // more elements than UB holds stay that many (ub_operand reports the overrun) without the footprint wrapping
+    const uint64_t total = std::min<uint64_t>(m.total, 1ull << 32);
+    if (total == 0) return k;
+    k.repeats = (int64_t)((total + L - 1) / L);
+    k.hi = L - 1;
+    k.hi_last = (int)(total - (uint64_t)(k.repeats - 1) * L) - 1;
+    low(k.bits, L);
+    low(k.last, k.hi_last + 1);
+    return k;
+}
+// Whether the enabled lanes of repeat r were all written (UB_UNINIT_READ otherwise).
+template <class T>
+inline bool lanes_written(const Core* c, const UbView& src, const RepeatLanes& k, int64_t r, uint32_t blk,
+                          uint32_t rep) {
+    const int epb = 32 / (int)sizeof(T);
+    for (int i = 0; i <= k.hi_of(r); ++i) {
+        if (!k.on(r, i)) continue;
+        uint64_t o = src.off + (uint64_t)r * rep * 32 + (uint64_t)(i / epb) * blk * 32 + (i % epb) * sizeof(T);
+        if (!c->ubw.all(o, o + sizeof(T))) return false;
+    }
+    return true;
+}
+inline bool repeat_time_ok(int32_t repeatTime, const SL& loc, const char* api) {
+    if (repeatTime >= 0 && repeatTime <= 255) return true;
+    diag("PARAM_RANGE", Sev::Error, loc, strf("%s repeatTime %d not in [0,255]", api, repeatTime),
+         jd("repeatTime", repeatTime));
+    return false;
 }
 
 template <class T>
@@ -93,6 +156,30 @@ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
 }
 
 namespace ascemu_detail {
+// Lanes of the ReduceSum / ReduceMax / ReduceMin mask forms: CANN sets their mask per repeat itself and runs the
+// later rounds in a counter mode of its own, so the mask is lanes whatever the mask mode.
+inline ascemu::Mask reduce_lanes(ascemu::Core* c, uint64_t mask, int lanes) {
+    bool saved = c->mask_counter;
+    c->mask_counter = false;
+    ascemu::Mask m = ascemu::mask_from_scalar(c, mask, lanes, true);
+    c->mask_counter = saved;
+    return m;
+}
+inline ascemu::Mask reduce_lanes(ascemu::Core*, const uint64_t* mask, int lanes) {
+    ascemu::Mask m;
+    m.bits[0] = mask[0];
+    m.bits[1] = lanes > 64 ? mask[1] : 0;
+    return m;
+}
+// The mask of a reduction that takes isSetMask: the vector mask register when isSetMask is false, and in counter
+// mode an element count (repeat_lanes), as for every other mask-form op.
+inline ascemu::Mask repeat_mask(ascemu::Core* c, uint64_t mask, int lanes, bool isSetMask) {
+    return ascemu::mask_from_scalar(c, mask, lanes, isSetMask);
+}
+inline ascemu::Mask repeat_mask(ascemu::Core* c, const uint64_t* mask, int lanes, bool isSetMask) {
+    return ascemu::mask_from_array(c, mask, lanes, isSetMask);
+}
+
 template <typename T>
 inline void reduce_sum_mask(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& tmpb,
                             const ascemu::Mask& m, const int32_t repeatTime, const int32_t srcRepStride,
@@ -132,19 +219,16 @@ template <typename T, bool isSetMask = true>
 inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
                       const uint64_t mask[], const int32_t repeatTime, const int32_t srcRepStride, ASCEMU_SL) {
     ascemu::Core* c = ascemu::api_enter("ReduceSum", loc);
-    ascemu::Mask m = ascemu::mask_from_array(c, mask, 256 / sizeof(T), true);
-    m.counter = false;
-    ascemu_detail::reduce_sum_mask(dst, src, sharedTmpBuffer, m, repeatTime, srcRepStride, loc);
+    ascemu_detail::reduce_sum_mask(dst, src, sharedTmpBuffer, ascemu_detail::reduce_lanes(c, mask, 256 / sizeof(T)),
+                                   repeatTime, srcRepStride, loc);
 }
 template <typename T, bool isSetMask = true>
 inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
                       const int32_t mask, const int32_t repeatTime, const int32_t srcRepStride, ASCEMU_SL) {
     ascemu::Core* c = ascemu::api_enter("ReduceSum", loc);
-    bool saved = c->mask_counter;
-    c->mask_counter = false;
-    ascemu::Mask m = ascemu::mask_from_scalar(c, (uint64_t)mask, 256 / sizeof(T), true);
-    c->mask_counter = saved;
-    ascemu_detail::reduce_sum_mask(dst, src, sharedTmpBuffer, m, repeatTime, srcRepStride, loc);
+    ascemu_detail::reduce_sum_mask(dst, src, sharedTmpBuffer,
+                                   ascemu_detail::reduce_lanes(c, (uint64_t)mask, 256 / sizeof(T)), repeatTime,
+                                   srcRepStride, loc);
 }
 
 // ------------------------------------------------------------------------------------------------ ReduceMax / ReduceMin
@@ -241,72 +325,36 @@ inline void reduce_extreme_mask(const char* api, const LocalTensor<T>& dst, cons
     reduce_extreme_out(c, api, dst, best, bidx, calIndex, loc);
     trace_vec(c, api, dtype_name_v<T>, dtype_name_v<T>, -1, (uint64_t)repeatTime);
 }
-// Normal-mode lanes of a reduction's mask: CANN's reductions read their mask as lanes, whatever the mask mode.
-inline ascemu::Mask reduce_lanes(ascemu::Core* c, uint64_t mask, int lanes, bool isSetMask) {
-    bool saved = c->mask_counter;
-    c->mask_counter = false;
-    ascemu::Mask m = ascemu::mask_from_scalar(c, mask, lanes, isSetMask);
-    c->mask_counter = saved;
-    m.counter = false;
-    return m;
-}
-inline ascemu::Mask reduce_lanes(ascemu::Core* c, const uint64_t* mask, int lanes, bool isSetMask) {
-    if (!isSetMask) return reduce_lanes(c, (uint64_t)0, lanes, false);
-    ascemu::Mask m;
-    m.bits[0] = mask[0];
-    m.bits[1] = lanes > 64 ? mask[1] : 0;
-    return m;
-}
 }  // namespace ascemu_detail
 
-template <typename T>
-inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
-                      const int32_t count, bool calIndex = 0, ASCEMU_SL) {
-    ascemu::api_enter("ReduceMax", loc);
-    ascemu_detail::reduce_extreme_count<false>("ReduceMax", dst, src, sharedTmpBuffer, count, calIndex, loc);
-}
-template <typename T>
-inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
-                      const uint64_t mask[], const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = 0,
-                      ASCEMU_SL) {
-    ascemu::Core* c = ascemu::api_enter("ReduceMax", loc);
-    ascemu_detail::reduce_extreme_mask<false>("ReduceMax", dst, src, sharedTmpBuffer,
-                                              ascemu_detail::reduce_lanes(c, mask, 256 / sizeof(T), true), repeatTime,
-                                              srcRepStride, calIndex, loc);
-}
-template <typename T>
-inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
-                      const int32_t mask, const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = 0,
-                      ASCEMU_SL) {
-    ascemu::Core* c = ascemu::api_enter("ReduceMax", loc);
-    ascemu_detail::reduce_extreme_mask<false>("ReduceMax", dst, src, sharedTmpBuffer,
-                                              ascemu_detail::reduce_lanes(c, (uint64_t)mask, 256 / sizeof(T), true),
-                                              repeatTime, srcRepStride, calIndex, loc);
-}
-template <typename T>
-inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
-                      const int32_t count, bool calIndex = 0, ASCEMU_SL) {
-    ascemu::api_enter("ReduceMin", loc);
-    ascemu_detail::reduce_extreme_count<true>("ReduceMin", dst, src, sharedTmpBuffer, count, calIndex, loc);
-}
-template <typename T>
-inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
-                      const uint64_t mask[], const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = 0,
-                      ASCEMU_SL) {
-    ascemu::Core* c = ascemu::api_enter("ReduceMin", loc);
-    ascemu_detail::reduce_extreme_mask<true>("ReduceMin", dst, src, sharedTmpBuffer,
-                                             ascemu_detail::reduce_lanes(c, mask, 256 / sizeof(T), true), repeatTime,
-                                             srcRepStride, calIndex, loc);
-}
-template <typename T>
-inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
-                      const int32_t mask, const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = 0,
-                      ASCEMU_SL) {
-    ascemu::Core* c = ascemu::api_enter("ReduceMin", loc);
-    ascemu_detail::reduce_extreme_mask<true>("ReduceMin", dst, src, sharedTmpBuffer,
-                                             ascemu_detail::reduce_lanes(c, (uint64_t)mask, 256 / sizeof(T), true),
-                                             repeatTime, srcRepStride, calIndex, loc);
-}
+#define ASCEMU_REDUCE_EXTREME(NAME, IS_MIN)                                                                        \
+    template <typename T>                                                                                         \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer, \
+                     const int32_t count, bool calIndex = 0, ASCEMU_SL) {                                         \
+        ascemu::api_enter(#NAME, loc);                                                                            \
+        ascemu_detail::reduce_extreme_count<IS_MIN>(#NAME, dst, src, sharedTmpBuffer, count, calIndex, loc);      \
+    }                                                                                                             \
+    template <typename T>                                                                                         \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer, \
+                     const uint64_t mask[], const int32_t repeatTime, const int32_t srcRepStride,                 \
+                     bool calIndex = 0, ASCEMU_SL) {                                                              \
+        ascemu::Core* c = ascemu::api_enter(#NAME, loc);                                                          \
+        ascemu_detail::reduce_extreme_mask<IS_MIN>(#NAME, dst, src, sharedTmpBuffer,                              \
+                                                   ascemu_detail::reduce_lanes(c, mask, 256 / sizeof(T)),         \
+                                                   repeatTime, srcRepStride, calIndex, loc);                      \
+    }                                                                                                             \
+    template <typename T>                                                                                         \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer, \
+                     const int32_t mask, const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = 0, \
+                     ASCEMU_SL) {                                                                                 \
+        ascemu::Core* c = ascemu::api_enter(#NAME, loc);                                                          \
+        ascemu_detail::reduce_extreme_mask<IS_MIN>(#NAME, dst, src, sharedTmpBuffer,                              \
+                                                   ascemu_detail::reduce_lanes(c, (uint64_t)mask, 256 / sizeof(T)), \
+                                                   repeatTime, srcRepStride, calIndex, loc);                      \
+    }
+ASCEMU_REDUCE_EXTREME(ReduceMax, false)
+ASCEMU_REDUCE_EXTREME(ReduceMin, true)
+#undef ASCEMU_REDUCE_EXTREME
 
 // ------------------------------------------------------------------------------------------------ WholeReduce
 // ReduceRepeat<SUM / MAX / MIN> under its old names WholeReduceSum / WholeReduceMax / WholeReduceMin.  dst:
@@ -314,84 +362,97 @@ inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
 // size: value+index pair, value, or index).  On 910B ORDER_ONLY_INDEX writes the index as a uint32_t for half
 // too ("read it through uint32_t*"); 310P supports ORDER_VALUE_INDEX and ORDER_INDEX_VALUE only.
 namespace ascemu_detail {
+// The walk every reduction that takes isSetMask shares: the checks, both footprints (dst_ext(R, hi): the dst bytes
+// of R repeats whose last reaches lane hi), each repeat's lanes and their uninitialised-read check.  results(r,
+// lanes, bits, hi, out) appends the repeat's results as (dst byte offset, T-sized bits); they are written after
+// every read.
+template <typename T, class DstExt, class Results>
+inline void grouped_reduce(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, const ascemu::Mask& m,
+                           const int32_t repeatTime, const int32_t srcBlkStride, const int32_t srcRepStride,
+                           uint32_t dst_align, const std::source_location& loc, DstExt dst_ext, Results results) {
+    using namespace ascemu;
+    Core* c = t_core;
+    if (!reduce_dtype<T>(c, loc, api) || !repeat_time_ok(repeatTime, loc, api)) return;
+    const int L = 256 / (int)sizeof(T);
+    const RepeatLanes k = repeat_lanes(m, L, repeatTime);
+    if (k.repeats == 0) return;
+    const uint8_t* s = ub_operand(
+        c, src.v_, k.extent([&](int64_t R, int hi) { return mask_src_extent<T>(R, srcBlkStride, srcRepStride, hi); }),
+        UB_PR, loc, "src");
+    uint8_t* d = ub_operand(c, dst.v_, k.extent(dst_ext), UB_PW, loc, "dst", dst_align);
+    if (!s || !d) return;
+    std::vector<T> lanes(L);
+    std::vector<std::pair<uint64_t, T>> out;
+    bool uninit = false;
+    for (int64_t r = 0; r < k.repeats; ++r) {
+        gather_lanes<T>(s, r, srcBlkStride, srcRepStride, lanes.data(), k.hi_of(r) + 1);
+        uninit = uninit || !lanes_written<T>(c, src.v_, k, r, srcBlkStride, srcRepStride);
+        results(r, lanes.data(), k.of(r), k.hi_of(r), out);
+    }
+    for (auto& [o, v] : out) {
+        std::memcpy(d + o, &v, sizeof(T));
+        c->ubw.set(dst.v_.off + o, dst.v_.off + o + sizeof(T));
+    }
+    if (uninit)
+        diag("UB_UNINIT_READ", Sev::Warning, loc, strf("%s reads never-written UB bytes (poison)", api), "{}",
+             DF_STRICT_ERR);
+    trace_vec(c, api, dtype_name_v<T>, dtype_name_v<T>, -1, (uint64_t)k.repeats);
+}
 template <typename T, ReduceType kind>
 inline void whole_reduce(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, ascemu::Mask m,
                          const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
                          const int32_t srcRepStride, ReduceOrder order, const std::source_location& loc) {
     using namespace ascemu;
     constexpr bool isSum = kind == ReduceType::SUM;
-    Core* c = t_core;
-    if (!reduce_dtype<T>(c, loc, api)) return;
-    if (repeatTime < 0 || repeatTime > 255) {
-        diag("PARAM_RANGE", Sev::Error, loc, strf("%s repeatTime %d not in [0,255]", api, repeatTime),
-             jd("repeatTime", repeatTime));
-        return;
-    }
     if (!isSum && kIs310P && (order == ReduceOrder::ORDER_ONLY_VALUE || order == ReduceOrder::ORDER_ONLY_INDEX)) {
         unsupported_api(loc, api, " with ORDER_ONLY_VALUE/ORDER_ONLY_INDEX");
         return;
     }
-    if (repeatTime == 0) return;
     const int L = 256 / (int)sizeof(T);
-    const int hi = mask_hi_lane(m, L);
-    if (hi < 0) return;  // mask 0: no operation ([DOC] ReduceRepeat, 910B)
-    const uint8_t* s =
-        ub_operand(c, src.v_, mask_src_extent<T>(repeatTime, srcBlkStride, srcRepStride, hi), UB_PR, loc, "src");
-    if (!s) return;
     const bool pair = !isSum && (order == ReduceOrder::ORDER_VALUE_INDEX || order == ReduceOrder::ORDER_INDEX_VALUE);
     const bool wide_index = !isSum && order == ReduceOrder::ORDER_ONLY_INDEX && kIs910B;
     const uint32_t unit = pair ? 2 * sizeof(T) : wide_index ? 4 : sizeof(T);  // bytes of one result
-    uint64_t dext = (uint64_t)(repeatTime - 1) * dstRepStride * unit + unit;
-    uint8_t* d = ub_operand(c, dst.v_, dext, UB_PW, loc, "dst", unit);  // aligned to one result ([DOC] table 3)
-    if (!d) return;
-    std::vector<T> lanes(L);
-    bool uninit = false, have = false;
+    const uint64_t rep_bytes = (uint64_t)dstRepStride * unit;
+    auto as_t = [](const void* bits) {
+        T t;
+        std::memcpy((void*)&t, bits, sizeof(T));
+        return t;
+    };
+    bool have = false;
     T best{};
     uint32_t best_idx = 0;
-    for (int32_t r = 0; r < repeatTime; ++r) {
-        gather_lanes<T>(s, r, srcBlkStride, srcRepStride, lanes.data(), hi + 1);
-        for (int i = 0; i <= hi && !uninit; ++i) {
-            if (!((m.bits[i >> 6] >> (i & 63)) & 1)) continue;
-            uint64_t o = src.v_.off + (uint64_t)r * srcRepStride * 32 + (uint64_t)(i / (32 / sizeof(T))) * srcBlkStride * 32 +
-                         (uint64_t)(i % (32 / sizeof(T))) * sizeof(T);
-            if (!c->ubw.all(o, o + sizeof(T))) uninit = true;
-        }
-        uint8_t* out = d + (uint64_t)r * dstRepStride * unit;
-        uint64_t oo = dst.v_.off + (uint64_t)r * dstRepStride * unit;
-        if constexpr (isSum) {
-            T v = num::repeat_tree_sum<T>(lanes.data(), L, ovf(), m.bits);
-            std::memcpy(out, &v, sizeof(T));
-        } else {
-            auto [v, idx] = repeat_extreme<kind == ReduceType::MIN, T>(lanes.data(), L, m.bits);
-            if (!have || beats<kind == ReduceType::MIN>(v, best)) {
-                have = true;
-                best = v;
-                best_idx = (uint32_t)(r * L) + idx;
+    grouped_reduce<T>(  // dst aligned to one result ([DOC] table 3)
+        api, dst, src, m, repeatTime, srcBlkStride, srcRepStride, unit, loc,
+        [&](int64_t R, int) { return (uint64_t)(R - 1) * rep_bytes + unit; },
+        [&](int64_t r, const T* lanes, const uint64_t* bits, int, std::vector<std::pair<uint64_t, T>>& out) {
+            const uint64_t o = (uint64_t)r * rep_bytes;
+            if constexpr (isSum) {
+                out.push_back({o, num::repeat_tree_sum<T>(lanes, L, ovf(), bits)});
+            } else {
+                auto [v, idx] = repeat_extreme<kind == ReduceType::MIN, T>(lanes, L, bits);
+                if (!have || beats<kind == ReduceType::MIN>(v, best)) {
+                    have = true;
+                    best = v;
+                    best_idx = (uint32_t)(r * L) + idx;
+                }
+                idx_bits_t<T> ib = (idx_bits_t<T>)idx;
+                switch (order) {
+                    case ReduceOrder::ORDER_VALUE_INDEX:
+                        out.insert(out.end(), {{o, v}, {o + sizeof(T), as_t(&ib)}});
+                        break;
+                    case ReduceOrder::ORDER_INDEX_VALUE:
+                        out.insert(out.end(), {{o, as_t(&ib)}, {o + sizeof(T), v}});
+                        break;
+                    case ReduceOrder::ORDER_ONLY_VALUE: out.push_back({o, v}); break;
+                    default:  // the index alone: a uint32_t on 910B, for half too
+                        for (uint32_t b = 0; b < unit; b += sizeof(T))
+                            out.push_back({o + b, wide_index ? as_t((const uint8_t*)&idx + b) : as_t(&ib)});
+                        break;
+                }
             }
-            idx_bits_t<T> ib = (idx_bits_t<T>)idx;
-            switch (order) {
-                case ReduceOrder::ORDER_VALUE_INDEX:
-                    std::memcpy(out, &v, sizeof(T));
-                    std::memcpy(out + sizeof(T), &ib, sizeof(T));
-                    break;
-                case ReduceOrder::ORDER_INDEX_VALUE:
-                    std::memcpy(out, &ib, sizeof(T));
-                    std::memcpy(out + sizeof(T), &v, sizeof(T));
-                    break;
-                case ReduceOrder::ORDER_ONLY_VALUE: std::memcpy(out, &v, sizeof(T)); break;
-                default:
-                    if (wide_index) std::memcpy(out, &idx, 4);
-                    else std::memcpy(out, &ib, sizeof(T));
-                    break;
-            }
-        }
-        c->ubw.set(oo, oo + unit);
-    }
-    if constexpr (!isSum) set_max_min_cnt(c, best, best_idx);
-    if (uninit)
-        diag("UB_UNINIT_READ", Sev::Warning, loc, strf("%s reads never-written UB bytes (poison)", api), "{}",
-             DF_STRICT_ERR);
-    trace_vec(c, api, dtype_name_v<T>, dtype_name_v<T>, -1, (uint64_t)repeatTime);
+        });
+    if constexpr (!isSum)
+        if (have) set_max_min_cnt(t_core, best, best_idx);
 }
 }  // namespace ascemu_detail
 
@@ -400,20 +461,18 @@ inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                            const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
                            const int32_t srcRepStride, ASCEMU_SL) {
     ascemu::Core* c = ascemu::api_enter("WholeReduceSum", loc);
-    ascemu_detail::whole_reduce<T, ReduceType::SUM>("WholeReduceSum", dst, src,
-                                                    ascemu_detail::reduce_lanes(c, (uint64_t)mask, 256 / sizeof(T), true),
-                                                    repeatTime, dstRepStride, srcBlkStride, srcRepStride,
-                                                    ReduceOrder::ORDER_ONLY_VALUE, loc);
+    ascemu::Mask m = ascemu_detail::repeat_mask(c, (uint64_t)mask, 256 / sizeof(T), isSetMask);
+    ascemu_detail::whole_reduce<T, ReduceType::SUM>("WholeReduceSum", dst, src, m, repeatTime, dstRepStride,
+                                                    srcBlkStride, srcRepStride, ReduceOrder::ORDER_ONLY_VALUE, loc);
 }
 template <typename T, bool isSetMask = true>
 inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],
                            const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
                            const int32_t srcRepStride, ASCEMU_SL) {
     ascemu::Core* c = ascemu::api_enter("WholeReduceSum", loc);
-    ascemu_detail::whole_reduce<T, ReduceType::SUM>("WholeReduceSum", dst, src,
-                                                    ascemu_detail::reduce_lanes(c, mask, 256 / sizeof(T), true),
-                                                    repeatTime, dstRepStride, srcBlkStride, srcRepStride,
-                                                    ReduceOrder::ORDER_ONLY_VALUE, loc);
+    ascemu::Mask m = ascemu_detail::repeat_mask(c, mask, 256 / sizeof(T), isSetMask);
+    ascemu_detail::whole_reduce<T, ReduceType::SUM>("WholeReduceSum", dst, src, m, repeatTime, dstRepStride,
+                                                    srcBlkStride, srcRepStride, ReduceOrder::ORDER_ONLY_VALUE, loc);
 }
 #define ASCEMU_WHOLE_REDUCE_EXTREME(NAME, KIND)                                                                    \
     template <typename T, bool isSetMask = true>                                                                   \
@@ -422,8 +481,8 @@ inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                      const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, ASCEMU_SL) {  \
         ascemu::Core* c = ascemu::api_enter(#NAME, loc);                                                           \
         ascemu_detail::whole_reduce<T, ReduceType::KIND>(                                                          \
-            #NAME, dst, src, ascemu_detail::reduce_lanes(c, (uint64_t)mask, 256 / sizeof(T), true), repeatTime,    \
-            dstRepStride, srcBlkStride, srcRepStride, order, loc);                                                 \
+            #NAME, dst, src, ascemu_detail::repeat_mask(c, (uint64_t)mask, 256 / sizeof(T), isSetMask),            \
+            repeatTime, dstRepStride, srcBlkStride, srcRepStride, order, loc);                                     \
     }                                                                                                              \
     template <typename T, bool isSetMask = true>                                                                   \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],                  \
@@ -431,8 +490,8 @@ inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                      const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, ASCEMU_SL) {  \
         ascemu::Core* c = ascemu::api_enter(#NAME, loc);                                                           \
         ascemu_detail::whole_reduce<T, ReduceType::KIND>(                                                          \
-            #NAME, dst, src, ascemu_detail::reduce_lanes(c, mask, 256 / sizeof(T), true), repeatTime, dstRepStride, \
-            srcBlkStride, srcRepStride, order, loc);                                                               \
+            #NAME, dst, src, ascemu_detail::repeat_mask(c, mask, 256 / sizeof(T), isSetMask), repeatTime,          \
+            dstRepStride, srcBlkStride, srcRepStride, order, loc);                                                 \
     }
 ASCEMU_WHOLE_REDUCE_EXTREME(WholeReduceMax, MAX)
 ASCEMU_WHOLE_REDUCE_EXTREME(WholeReduceMin, MIN)
@@ -446,10 +505,9 @@ inline void RepeatReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src
                             const int32_t dstRepStride, const int32_t srcRepStride, ASCEMU_SL) {
     ascemu::Core* c = ascemu::api_enter("RepeatReduceSum", loc);
     (void)dstBlkStride;
-    ascemu_detail::whole_reduce<T, ReduceType::SUM>("RepeatReduceSum", dst, src,
-                                                    ascemu_detail::reduce_lanes(c, (uint64_t)mask, 256 / sizeof(T), true),
-                                                    repeatTime, dstRepStride, srcBlkStride, srcRepStride,
-                                                    ReduceOrder::ORDER_ONLY_VALUE, loc);
+    ascemu::Mask m = ascemu_detail::repeat_mask(c, (uint64_t)mask, 256 / sizeof(T), isSetMask);
+    ascemu_detail::whole_reduce<T, ReduceType::SUM>("RepeatReduceSum", dst, src, m, repeatTime, dstRepStride,
+                                                    srcBlkStride, srcRepStride, ReduceOrder::ORDER_ONLY_VALUE, loc);
 }
 
 // ------------------------------------------------------------------------------------------------ ReduceDataBlock
@@ -463,102 +521,44 @@ template <typename T, ReduceType kind>
 inline void block_reduce(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, const ascemu::Mask& m,
                          const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
                          const int32_t srcRepStride, const std::source_location& loc) {
-    using namespace ascemu;
-    Core* c = t_core;
-    if (!reduce_dtype<T>(c, loc, api)) return;
-    if (repeatTime < 0 || repeatTime > 255) {
-        diag("PARAM_RANGE", Sev::Error, loc, strf("%s repeatTime %d not in [0,255]", api, repeatTime),
-             jd("repeatTime", repeatTime));
-        return;
-    }
-    const int L = 256 / (int)sizeof(T), epb = 32 / (int)sizeof(T);
-    const int hi = mask_hi_lane(m, L);
-    if (repeatTime == 0 || hi < 0) return;
-    const uint8_t* s =
-        ub_operand(c, src.v_, mask_src_extent<T>(repeatTime, srcBlkStride, srcRepStride, hi), UB_PR, loc, "src");
-    uint64_t dext = (uint64_t)(repeatTime - 1) * dstRepStride * 8 * sizeof(T) + (uint64_t)(hi / epb + 1) * sizeof(T);
-    uint8_t* d = ub_operand(c, dst.v_, dext, UB_PW, loc, "dst", 8 * sizeof(T));
-    if (!s || !d) return;
-    std::vector<T> lanes(L);
-    std::vector<std::pair<uint64_t, T>> out;
-    bool uninit = false;
-    for (int32_t r = 0; r < repeatTime; ++r) {
-        gather_lanes<T>(s, r, srcBlkStride, srcRepStride, lanes.data(), hi + 1);
-        for (int b = 0; b * epb <= hi; ++b) {
-            uint32_t active = 0;
-            for (int j = 0; j < epb; ++j) {
-                int i = b * epb + j;
-                if (!((m.bits[i >> 6] >> (i & 63)) & 1)) continue;
-                active |= 1u << j;
-                uint64_t o = src.v_.off + (uint64_t)r * srcRepStride * 32 + (uint64_t)b * srcBlkStride * 32 + j * sizeof(T);
-                if (!c->ubw.all(o, o + sizeof(T))) uninit = true;
+    constexpr int epb = 32 / (int)sizeof(T);
+    const uint64_t rep_bytes = (uint64_t)dstRepStride * 8 * sizeof(T);
+    grouped_reduce<T>(
+        api, dst, src, m, repeatTime, srcBlkStride, srcRepStride, 8 * sizeof(T), loc,
+        [&](int64_t R, int hi) { return (uint64_t)(R - 1) * rep_bytes + (uint64_t)(hi / epb + 1) * sizeof(T); },
+        [&](int64_t r, const T* lanes, const uint64_t* bits, int hi, std::vector<std::pair<uint64_t, T>>& out) {
+            for (int b = 0; b * epb <= hi; ++b) {
+                uint32_t active = 0;
+                for (int j = 0; j < epb; ++j)
+                    if (ascemu::lane_on(bits, b * epb + j)) active |= 1u << j;
+                if (!active) continue;
+                T v;
+                if constexpr (kind == ReduceType::SUM)
+                    v = ascemu::num::block_tree_sum<T>(&lanes[b * epb], epb, active, ascemu::ovf());
+                else {
+                    uint64_t block_bits[1] = {active};
+                    v = repeat_extreme<kind == ReduceType::MIN, T>(&lanes[b * epb], epb, block_bits).first;
+                }
+                out.push_back({(uint64_t)r * rep_bytes + (uint64_t)b * sizeof(T), v});
             }
-            if (!active) continue;
-            T v;
-            if constexpr (kind == ReduceType::SUM) v = num::block_tree_sum<T>(&lanes[b * epb], epb, active, ovf());
-            else {
-                uint64_t bits[1] = {active};
-                v = repeat_extreme<kind == ReduceType::MIN, T>(&lanes[b * epb], epb, bits).first;
-            }
-            out.push_back({(uint64_t)r * dstRepStride * 8 * sizeof(T) + (uint64_t)b * sizeof(T), v});
-        }
-    }
-    for (auto& [o, v] : out) {
-        std::memcpy(d + o, &v, sizeof(T));
-        c->ubw.set(dst.v_.off + o, dst.v_.off + o + sizeof(T));
-    }
-    if (uninit)
-        diag("UB_UNINIT_READ", Sev::Warning, loc, strf("%s reads never-written UB bytes (poison)", api), "{}",
-             DF_STRICT_ERR);
-    trace_vec(c, api, dtype_name_v<T>, dtype_name_v<T>, -1, (uint64_t)repeatTime);
+        });
 }
 template <typename T>
 inline void pair_reduce(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, const ascemu::Mask& m,
                         const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
                         const int32_t srcRepStride, const std::source_location& loc) {
-    using namespace ascemu;
-    Core* c = t_core;
-    if (!reduce_dtype<T>(c, loc, api)) return;
-    if (repeatTime < 0 || repeatTime > 255) {
-        diag("PARAM_RANGE", Sev::Error, loc, strf("%s repeatTime %d not in [0,255]", api, repeatTime),
-             jd("repeatTime", repeatTime));
-        return;
-    }
-    const int L = 256 / (int)sizeof(T), epb = 32 / (int)sizeof(T);
-    const int hi = mask_hi_lane(m, L);
-    if (repeatTime == 0 || hi < 0) return;
-    const uint8_t* s =
-        ub_operand(c, src.v_, mask_src_extent<T>(repeatTime, srcBlkStride, srcRepStride, hi), UB_PR, loc, "src");
-    uint64_t dext = (uint64_t)(repeatTime - 1) * dstRepStride * 128 + (uint64_t)(hi / 2 + 1) * sizeof(T);
-    uint8_t* d = ub_operand(c, dst.v_, dext, UB_PW, loc, "dst");
-    if (!s || !d) return;
-    std::vector<T> lanes(L);
-    std::vector<std::pair<uint64_t, T>> out;
-    bool uninit = false;
-    for (int32_t r = 0; r < repeatTime; ++r) {
-        gather_lanes<T>(s, r, srcBlkStride, srcRepStride, lanes.data(), hi + 1);
-        for (int j = 0; 2 * j <= hi; ++j) {
-            bool on[2];
-            for (int h = 0; h < 2; ++h) {
-                int i = 2 * j + h;
-                on[h] = ((m.bits[i >> 6] >> (i & 63)) & 1) != 0;
-                uint64_t o = src.v_.off + (uint64_t)r * srcRepStride * 32 + (uint64_t)(i / epb) * srcBlkStride * 32 +
-                             (uint64_t)(i % epb) * sizeof(T);
-                if (on[h] && !c->ubw.all(o, o + sizeof(T))) uninit = true;
+    const uint64_t rep_bytes = (uint64_t)dstRepStride * 128;
+    grouped_reduce<T>(
+        api, dst, src, m, repeatTime, srcBlkStride, srcRepStride, 32, loc,
+        [&](int64_t R, int hi) { return (uint64_t)(R - 1) * rep_bytes + (uint64_t)(hi / 2 + 1) * sizeof(T); },
+        [&](int64_t r, const T* lanes, const uint64_t* bits, int hi, std::vector<std::pair<uint64_t, T>>& out) {
+            for (int j = 0; 2 * j <= hi; ++j) {
+                bool on0 = ascemu::lane_on(bits, 2 * j), on1 = ascemu::lane_on(bits, 2 * j + 1);
+                if (!on0 && !on1) continue;
+                T v = ascemu::num::sum_step<T>(on0 ? lanes[2 * j] : T(0), on1 ? lanes[2 * j + 1] : T(0), ascemu::ovf());
+                out.push_back({(uint64_t)r * rep_bytes + (uint64_t)j * sizeof(T), v});
             }
-            if (!on[0] && !on[1]) continue;
-            T v = num::sum_step<T>(on[0] ? lanes[2 * j] : T(0), on[1] ? lanes[2 * j + 1] : T(0), ovf());
-            out.push_back({(uint64_t)r * dstRepStride * 128 + (uint64_t)j * sizeof(T), v});
-        }
-    }
-    for (auto& [o, v] : out) {
-        std::memcpy(d + o, &v, sizeof(T));
-        c->ubw.set(dst.v_.off + o, dst.v_.off + o + sizeof(T));
-    }
-    if (uninit)
-        diag("UB_UNINIT_READ", Sev::Warning, loc, strf("%s reads never-written UB bytes (poison)", api), "{}",
-             DF_STRICT_ERR);
-    trace_vec(c, api, dtype_name_v<T>, dtype_name_v<T>, -1, (uint64_t)repeatTime);
+        });
 }
 template <typename T, class... A>
 inline void block_reduce_sum(A&&... a) { block_reduce<T, ReduceType::SUM>(std::forward<A>(a)...); }
@@ -577,7 +577,7 @@ inline void block_reduce_min(A&&... a) { block_reduce<T, ReduceType::MIN>(std::f
         ASCEMU_STRICT_DTYPE(#NAME, (ascemu::one_of_v<T, half, float>));                                             \
         ascemu::Core* c = ascemu::api_enter(#NAME, loc);                                                            \
         ascemu_detail::CALL<T>(#NAME, dst, src,                                                                        \
-                            ascemu_detail::reduce_lanes(c, (uint64_t)mask, 256 / sizeof(T), isSetMask), repeatTime, \
+                            ascemu_detail::repeat_mask(c, (uint64_t)mask, 256 / sizeof(T), isSetMask), repeatTime, \
                             dstRepStride, srcBlkStride, srcRepStride, loc);                                         \
     }                                                                                                               \
     template <typename T, bool isSetMask = true>                                                                    \
@@ -586,7 +586,7 @@ inline void block_reduce_min(A&&... a) { block_reduce<T, ReduceType::MIN>(std::f
                      const int32_t srcRepStride, ASCEMU_SL) {                                                       \
         ASCEMU_STRICT_DTYPE(#NAME, (ascemu::one_of_v<T, half, float>));                                             \
         ascemu::Core* c = ascemu::api_enter(#NAME, loc);                                                            \
-        ascemu_detail::CALL<T>(#NAME, dst, src, ascemu_detail::reduce_lanes(c, mask, 256 / sizeof(T), isSetMask),    \
+        ascemu_detail::CALL<T>(#NAME, dst, src, ascemu_detail::repeat_mask(c, mask, 256 / sizeof(T), isSetMask),    \
                             repeatTime, dstRepStride, srcBlkStride, srcRepStride, loc);                             \
     }
 ASCEMU_BLOCK_REDUCE(BlockReduceSum, block_reduce_sum)
@@ -604,7 +604,7 @@ ASCEMU_BLOCK_REDUCE(PairReduceSum, pair_reduce)
         static_assert(std::is_same_v<T, U>, #NAME " only supports identical src and dst types on " ASCEMU_PLATFORM_STR); \
         ASCEMU_STRICT_DTYPE(#NAME, (ascemu::one_of_v<T, half, float>));                                               \
         ascemu::Core* c = ascemu::api_enter(#NAME, loc);                                                              \
-        ascemu::Mask m = ascemu_detail::reduce_lanes(c, LANES, 256 / sizeof(T), isSetMask);                           \
+        ascemu::Mask m = ascemu_detail::repeat_mask(c, LANES, 256 / sizeof(T), isSetMask);                           \
         ASCEMU_REDUCE_NEW_BODY_##NAME                                                                                 \
     }
 #define ASCEMU_REDUCE_NEW_BODY_ReduceDataBlock                                                                        \
@@ -640,7 +640,7 @@ ASCEMU_REDUCE_NEW(ReducePairElem, const uint64_t*, mask)
                                             ASCEMU_PLATFORM_STR);                                                     \
         static_assert(reduceType != ReduceType::NONE, "ReduceRepeat needs ReduceType SUM, MAX or MIN");              \
         ascemu::Core* c = ascemu::api_enter("ReduceRepeat", loc);                                                     \
-        ascemu::Mask m = ascemu_detail::reduce_lanes(c, LANES, 256 / sizeof(T), isSetMask);                           \
+        ascemu::Mask m = ascemu_detail::repeat_mask(c, LANES, 256 / sizeof(T), isSetMask);                           \
         if constexpr (reduceType == ReduceType::SUM)                                                                  \
             ascemu_detail::whole_reduce<T, ReduceType::SUM>("ReduceRepeat", dst, src, m, repeatTime, dstRepStride,    \
                                                             srcBlkStride, srcRepStride,                               \

@@ -223,6 +223,9 @@ struct UbBuf {
     const void* owner = nullptr;  // queue / tbuf object
     uint8_t pos = 0;
     uint32_t psnap[PX_N] = {};    // §5.5 queue edges: the signalling pipe's clock at the last EnQue / FreeTensor
+    // the HardEvent and ID the slot's queue holds since its EnQue ([0]) and its FreeTensor ([1]); ID -1: none
+    uint8_t hold_evt[2] = {};
+    int8_t hold_id[2] = {-1, -1};
 };
 
 // Turn: (mode ordered) an atomic add waits for every lower core to finish or block, as in serial mode.
@@ -258,7 +261,10 @@ struct Core {
     half deq_scale = half(1.0f);
     // events (§5.5)
     int32_t ev_pending[(int)AscendC::HardEvent::MAX][8] = {};
-    bool ev_fetched[(int)AscendC::HardEvent::MAX][8] = {};
+    // CANN's event-ID pool per HardEvent (TPipe's eventOccupy, bit i = ID i): the IDs the kernel took with
+    // AllocEventID, and those the queues hold from EnQue to DeQue and from FreeTensor to the slot's next AllocTensor
+    uint8_t ev_alloc[(int)AscendC::HardEvent::MAX] = {}, ev_queue[(int)AscendC::HardEvent::MAX] = {};
+    SL ev_queue_loc[(int)AscendC::HardEvent::MAX][8] = {};
     SL ev_loc[(int)AscendC::HardEvent::MAX][8] = {};
     // pipe/event sync model (§5.5)
     PipeState psv;

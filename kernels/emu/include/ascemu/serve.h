@@ -109,7 +109,6 @@ inline void serve_reset(int64_t kernel_type) {
     rt_slot() = new Runtime();
     rt().kernel_type = kernel_type;
     delete old;
-    AscendC::ascemu_sys_ws() = nullptr;
     t_core = nullptr;
     g_crash_written = 0;
 }

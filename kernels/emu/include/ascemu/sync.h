@@ -85,18 +85,10 @@ inline void atomic_enable(Core* c, AtomicKind k, const SL& loc) {
     c->atomic_loc = loc;
 }
 
-inline bool event_id_ok(Core* c, int e, int32_t id, const SL& loc, const char* api) {
-    if (id < 0 || id > 7) {
-        diag("PARAM_RANGE", Sev::Error, loc, strf("%s event ID %d outside [0,7]; ignored", api, id), jd("event_id", id));
-        return false;
-    }
-    if (c->live_pipes > 0 && !c->ev_fetched[e][id])
-        diag("EVENT_ID_UNMANAGED", Sev::Warning, loc,
-             strf("%s uses literal event ID %d that was never obtained via FetchEventID/AllocEventID while a TPipe is "
-                  "live",
-                  api, id),
-             jd("event_id", id));
-    return true;
+inline bool event_id_ok(int32_t id, const SL& loc, const char* api) {
+    if (id >= 0 && id <= 7) return true;
+    diag("PARAM_RANGE", Sev::Error, loc, strf("%s event ID %d outside [0,7]; ignored", api, id), jd("event_id", id));
+    return false;
 }
 
 // §5.5: source and destination pipe (PipeIx) of a HardEvent; false for events outside the vector-core
@@ -124,7 +116,9 @@ inline bool event_pipes(int e, int& src, int& dst) {
 inline void set_flag_impl(int e, int32_t id, const SL& loc) {
     Core* c = api_enter("SetFlag", loc);
     c->tr.set_flag++;
-    if (!event_id_ok(c, e, id, loc, "SetFlag")) return;
+    if (!event_id_ok(id, loc, "SetFlag")) return;
+    // the ID's origin (literal, FetchEventID) does not matter, only whether a queue's flag holds it right now
+    if ((c->ev_queue[e] >> id) & 1) event_id_collision(e, id, loc, c->ev_queue_loc[e][id]);
     if (c->ev_pending[e][id] > 0)  // CANN's npu check: ErrorSync4, a repeated event ID (docs/diagnostics.md)
         diag("EVENT_ID_DUPLICATE", Sev::Warning, loc,
              strf("SetFlag(event %d, id %d) while the SetFlag of the same event and ID at line %u still waits for "
@@ -147,7 +141,7 @@ inline void set_flag_impl(int e, int32_t id, const SL& loc) {
 inline void wait_flag_impl(int e, int32_t id, const SL& loc) {
     Core* c = api_enter("WaitFlag", loc);
     c->tr.wait_flag++;
-    if (!event_id_ok(c, e, id, loc, "WaitFlag")) return;
+    if (!event_id_ok(id, loc, "WaitFlag")) return;
     if (c->ev_pending[e][id] <= 0) {
         diag("EVENT_WAIT_WITHOUT_SET", Sev::Fatal, loc,
              strf("WaitFlag(event %d, id %d) with no pending SetFlag: the pipe would wait forever", e, id),

@@ -176,12 +176,6 @@ inline void SetSysWorkspace(__gm__ uint8_t* workspace) {
 inline void SetSysWorkspaceForce(__gm__ uint8_t* workspace) {
     if (ascemu::Core* c = ascemu::t_core) c->sys_workspace = workspace;
 }
-// Was the one system-workspace pointer of every core; it is per core now (Core::sys_workspace, as CANN's is per
-// block).  serve.h still resets it between launches.
-inline __gm__ uint8_t*& ascemu_sys_ws() {
-    static __gm__ uint8_t* p = nullptr;
-    return p;
-}
 inline uint32_t GetUBSizeInBytes() { return ascemu::kProfile.ub_size; }
 inline int64_t GetSystemCycle() {
     ascemu::Core* c = ascemu::t_core;
@@ -268,6 +262,8 @@ inline void InitSocState(ASCEMU_SL) {
     c->vmask[0] = c->vmask[1] = ~0ull;
 }
 
+// CANN's CPU twin: which cores of a separated (AIC + AIV) chip a CPU-debug run simulates, called by a host main
+// before ICPU_RUN_KF.  Every emulated core is a vector core, so AIV_MODE and MIX_MODE change nothing.
 inline void SetKernelMode(KernelMode m, ASCEMU_SL) {
     if (m == KernelMode::AIC_MODE)
         ascemu::diag("UNSUPPORTED_API", ascemu::Sev::Error, loc, "SetKernelMode(AIC_MODE): cube is not emulated", "{}");

@@ -412,6 +412,8 @@ class LocalTensor;
 // ------------------------------------------------------------------------------------------------ GlobalTensor
 template <typename T>
 class GlobalTensor {
+    static_assert(!std::is_same_v<T, int4b_t>, "GlobalTensor<int4b_t>: " ASCEMU_INT4_TENSOR_REFUSED);
+
   public:
     using PrimType = T;
     GlobalTensor() = default;
@@ -503,9 +505,11 @@ class GlobalTensor {
         ascemu::gm_note_view(base_ + offset, origin_);
         return base_ + offset;
     }
-    void SetL2CacheHint(int) {}
-    template <class M>
-    void SetL2CacheHint(M) {}
+    // CANN's signature; ascemu has no L2, so the hint changes nothing (CacheMode in api_types.h).
+    template <CacheRwMode rwMode = CacheRwMode::RW>
+    void SetL2CacheHint(CacheMode mode) {
+        (void)mode;
+    }
 
     // ascemu-internal
     void logical_check(uint64_t offset, uint64_t n, const std::source_location& loc) const {
@@ -526,6 +530,8 @@ class GlobalTensor {
 // ------------------------------------------------------------------------------------------------ LocalTensor
 template <typename T>
 class LocalTensor {
+    static_assert(!std::is_same_v<T, int4b_t>, "LocalTensor<int4b_t>: " ASCEMU_INT4_TENSOR_REFUSED);
+
   public:
     using PrimType = T;
     LocalTensor() = default;

@@ -197,7 +197,37 @@ using float32_t = float;
 namespace AscendC {
 // Values exactly as CANN (facts §2.1).  CAST_HYBRID is Atlas 350 only; never supported here.
 enum class RoundMode : int { CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD, CAST_HYBRID };
+
+// CANN's 4-bit signed integer (IntegerSubType<4, true> of impl/basic_api/utils/kernel_utils_constants.h): a byte
+// holding the low 4 bits of what it was built from, read back sign-extended as int8_t, compared as a 4-bit value.
+// Scalars behave as in CANN.  Tensors of it do not exist here (LocalTensor / GlobalTensor refuse it): no vector
+// instruction of 310P or 910B computes on int4b_t, and the packed layout of its tensors (two values a byte) that
+// Matmul and, on 910B, DataCopy and Cast to / from half use is not emulated.
+struct int4b_t {
+    static constexpr int kBits = 4;
+    static constexpr bool kSigned = true;
+    using T = int8_t;
+    using Storage = uint8_t;
+    static constexpr Storage mask = 0x0F;
+    Storage storage = 0;
+
+    int4b_t() = default;
+    constexpr int4b_t(uint32_t value) : storage(Storage(value & mask)) {}
+    constexpr int4b_t(int32_t value) : storage(Storage(uint32_t(value) & mask)) {}
+    constexpr operator T() const { return (storage & 0x8) ? T(storage | ~mask) : T(storage); }
+    constexpr bool operator==(const int4b_t& rhs) const { return storage == rhs.storage; }
+    constexpr bool operator!=(const int4b_t& rhs) const { return storage != rhs.storage; }
+    constexpr bool operator<(const int4b_t& rhs) const { return T(*this) < T(rhs); }
+    constexpr bool operator<=(const int4b_t& rhs) const { return T(*this) <= T(rhs); }
+    constexpr bool operator>(const int4b_t& rhs) const { return T(*this) > T(rhs); }
+    constexpr bool operator>=(const int4b_t& rhs) const { return T(*this) >= T(rhs); }
+};
 }  // namespace AscendC
+
+#define ASCEMU_INT4_TENSOR_REFUSED                                                                                 \
+    "tensors of int4b_t are not emulated: no vector instruction of 310P or 910B computes on int4b_t, and the "   \
+    "packed layout (two values a byte) that Matmul and, on 910B, DataCopy and Cast to / from half use is not "  \
+    "modelled; keep int4b_t to scalars"
 
 namespace ascemu {
 

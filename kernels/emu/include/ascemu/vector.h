@@ -73,6 +73,12 @@ inline Mask mask_from_array(Core* c, const uint64_t* m, int lanes, bool isSetMas
     k.bits[1] = lanes > 64 ? m[1] : 0;
     return k;
 }
+// Both spellings of CANN's mask parameter (`uint64_t mask[]`, `uint64_t mask`), so that one definition of a
+// mask-form API, instantiated once per spelling (the *_MASK macros), reads either.
+inline Mask mask_of(Core* c, const uint64_t* m, int lanes, bool isSetMask) {
+    return mask_from_array(c, m, lanes, isSetMask);
+}
+inline Mask mask_of(Core* c, uint64_t m, int lanes, bool isSetMask) { return mask_from_scalar(c, m, lanes, isSetMask); }
 
 struct Opnd {
     const UbView* v;
@@ -239,6 +245,20 @@ namespace AscendC {
 #define ASCEMU_SL const std::source_location loc = std::source_location::current()
 
 // ------------------------------------------------------------------------------------------------ binary
+// The mask forms of an API, once per spelling of CANN's mask: MASK_T is uint64_t* (`uint64_t mask[]`) or uint64_t.
+#define ASCEMU_BINARY_MASK(NAME, OKEXPR, FN, MASK_T)                                                                 \
+    template <typename T, bool isSetMask = true>                                                                     \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
+                     MASK_T mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams, ASCEMU_SL) {     \
+        using namespace ascemu;                                                                                      \
+        ASCEMU_STRICT_DTYPE(#NAME, OKEXPR);                                                                          \
+        Core* c = api_enter(#NAME, loc);                                                                             \
+        if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
+        OverflowMode om = ovf();                                                                                     \
+        binary_mask<T>(c, #NAME, dst, src0, src1, mask_of(c, mask, 256 / sizeof(T), isSetMask), repeatTime,          \
+                       repeatParams, loc, [om](T x, T y) { return FN(x, y, om); });                                  \
+    }
+
 // OKEXPR: the dtypes CANN implements (checked at compile time, and at run time when ASCEMU_CANN_STRICT=0);
 // COUNT_OK: what CANN's count form accepts at compile time (910B's And/Or count form also takes 32-bit types).
 #define ASCEMU_BINARY(NAME, OKEXPR, COUNT_OK, FN, FAST)                                                              \
@@ -252,33 +272,13 @@ namespace AscendC {
         OverflowMode om = ovf();                                                                                     \
         binary_count<T>(c, #NAME, dst, src0, src1, count, loc, [om](T x, T y) { return FN(x, y, om); }, FAST);       \
     }                                                                                                                \
-    template <typename T, bool isSetMask = true>                                                                     \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
-                     uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& repeatParams, ASCEMU_SL) { \
-        using namespace ascemu;                                                                                      \
-        ASCEMU_STRICT_DTYPE(#NAME, OKEXPR);                                                                          \
-        Core* c = api_enter(#NAME, loc);                                                                             \
-        if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
-        OverflowMode om = ovf();                                                                                     \
-        binary_mask<T>(c, #NAME, dst, src0, src1, mask_from_array(c, mask, 256 / sizeof(T), isSetMask), repeatTime,  \
-                       repeatParams, loc, [om](T x, T y) { return FN(x, y, om); });                                  \
-    }                                                                                                                \
+    ASCEMU_BINARY_MASK(NAME, OKEXPR, FN, uint64_t*)                                                                  \
+    ASCEMU_BINARY_MASK(NAME, OKEXPR, FN, uint64_t)                                                                   \
     template <typename T, bool isSetMask = true>                                                                     \
     inline void NAME(const LocalTensor<T>&, const LocalTensor<T>&, const LocalTensor<T>&, const uint64_t* mask,      \
                      const uint8_t, const BinaryRepeatParams&, ASCEMU_SL) {                                          \
         ASCEMU_CONST_MASK_REFUSED(#NAME, T);                                                                         \
         (void)mask, (void)loc;                                                                                       \
-    }                                                                                                                \
-    template <typename T, bool isSetMask = true>                                                                     \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
-                     uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams, ASCEMU_SL) {   \
-        using namespace ascemu;                                                                                      \
-        ASCEMU_STRICT_DTYPE(#NAME, OKEXPR);                                                                          \
-        Core* c = api_enter(#NAME, loc);                                                                             \
-        if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
-        OverflowMode om = ovf();                                                                                     \
-        binary_mask<T>(c, #NAME, dst, src0, src1, mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask), repeatTime, \
-                       repeatParams, loc, [om](T x, T y) { return FN(x, y, om); });                                  \
     }
 
 namespace ascemu_ops {
@@ -310,8 +310,24 @@ ASCEMU_BINARY(Min, arith_t<T>, arith_t<T>, ascemu_ops::min<T>, nullptr)
 ASCEMU_BINARY(And, bits16_t<T>, bitwise_count_t<T>, ascemu_ops::band<T>, nullptr)
 ASCEMU_BINARY(Or, bits16_t<T>, bitwise_count_t<T>, ascemu_ops::bor<T>, nullptr)
 #undef ASCEMU_BINARY
+#undef ASCEMU_BINARY_MASK
 
 // ------------------------------------------------------------------------------------------------ scalar binary
+#define ASCEMU_SCALAR_MASK(NAME, OKEXPR, FN, MASK_T)                                                                 \
+    template <typename T, bool isSetMask = true>                                                                     \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,                     \
+                     MASK_T mask, const uint8_t repeatTime, const UnaryRepeatParams& repeatParams,                   \
+                     ASCEMU_SL) {                                                                                    \
+        using namespace ascemu;                                                                                      \
+        ASCEMU_STRICT_DTYPE(#NAME, OKEXPR);                                                                          \
+        Core* c = api_enter(#NAME, loc);                                                                             \
+        if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
+        OverflowMode om = ovf();                                                                                     \
+        T s = scalarValue;                                                                                           \
+        unary_mask<T>(c, #NAME, dst, src, mask_of(c, mask, 256 / sizeof(T), isSetMask), repeatTime,                  \
+                      repeatParams, loc, [om, s](T x) { return FN(x, s, om); });                                     \
+    }
+
 #define ASCEMU_SCALAR(NAME, OKEXPR, FN, FAST)                                                                        \
     template <typename T, bool isSetMask = true>                                                                     \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,                     \
@@ -324,36 +340,13 @@ ASCEMU_BINARY(Or, bits16_t<T>, bitwise_count_t<T>, ascemu_ops::bor<T>, nullptr)
         T s = scalarValue;                                                                                           \
         unary_count<T, T>(c, #NAME, dst, src, count, loc, [om, s](T x) { return FN(x, s, om); }, FAST);              \
     }                                                                                                                \
-    template <typename T, bool isSetMask = true>                                                                     \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,                     \
-                     uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& repeatParams,               \
-                     ASCEMU_SL) {                                                                                    \
-        using namespace ascemu;                                                                                      \
-        ASCEMU_STRICT_DTYPE(#NAME, OKEXPR);                                                                          \
-        Core* c = api_enter(#NAME, loc);                                                                             \
-        if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
-        OverflowMode om = ovf();                                                                                     \
-        T s = scalarValue;                                                                                           \
-        unary_mask<T>(c, #NAME, dst, src, mask_from_array(c, mask, 256 / sizeof(T), isSetMask), repeatTime,          \
-                      repeatParams, loc, [om, s](T x) { return FN(x, s, om); });                                     \
-    }                                                                                                                \
+    ASCEMU_SCALAR_MASK(NAME, OKEXPR, FN, uint64_t*)                                                                  \
+    ASCEMU_SCALAR_MASK(NAME, OKEXPR, FN, uint64_t)                                                                   \
     template <typename T, bool isSetMask = true>                                                                     \
     inline void NAME(const LocalTensor<T>&, const LocalTensor<T>&, const T&, const uint64_t* mask, const uint8_t,    \
                      const UnaryRepeatParams&, ASCEMU_SL) {                                                          \
         ASCEMU_CONST_MASK_REFUSED(#NAME, T);                                                                         \
         (void)mask, (void)loc;                                                                                       \
-    }                                                                                                                \
-    template <typename T, bool isSetMask = true>                                                                     \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, uint64_t mask,      \
-                     const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {                   \
-        using namespace ascemu;                                                                                      \
-        ASCEMU_STRICT_DTYPE(#NAME, OKEXPR);                                                                          \
-        Core* c = api_enter(#NAME, loc);                                                                             \
-        if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
-        OverflowMode om = ovf();                                                                                     \
-        T s = scalarValue;                                                                                           \
-        unary_mask<T>(c, #NAME, dst, src, mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask), repeatTime,         \
-                      repeatParams, loc, [om, s](T x) { return FN(x, s, om); });                                     \
     }
 
 ASCEMU_SCALAR(Adds, arith_t<T>, ascemu_ops::add<T>, ASCEMU_FAST_SCALAR(fast::Bin::Add))
@@ -363,6 +356,7 @@ ASCEMU_SCALAR(Mins, arith_t<T>, ascemu_ops::min<T>, nullptr)
 #undef ASCEMU_FAST_BIN
 #undef ASCEMU_FAST_SCALAR
 #undef ASCEMU_SCALAR
+#undef ASCEMU_SCALAR_MASK
 
 // ShiftLeft / ShiftRight: 910B (u16, i16, u32, i32); on 310P CANN compiles them and refuses at run time.
 // ShiftRight is logical for unsigned, arithmetic for signed; roundEn (mask forms, signed types) adds the last
@@ -398,28 +392,21 @@ inline void ShiftLeft(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     T s = scalarValue;
     unary_count<T, T>(c, "ShiftLeft", dst, src, count, loc, [s](T x) { return ascemu_detail::shift_left(x, s); });
 }
-template <typename T, bool isSetMask = true>
-inline void ShiftLeft(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, uint64_t mask[],
-                      const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {
-    using namespace ascemu;
-    ASCEMU_STRICT_DTYPE("ShiftLeft", ascemu_detail::shift_t<T>);
-    Core* c = api_enter("ShiftLeft", loc);
-    if (!ascemu_detail::shift_prepare<T>(c, loc, "ShiftLeft")) return;
-    T s = scalarValue;
-    unary_mask<T>(c, "ShiftLeft", dst, src, mask_from_array(c, mask, 256 / sizeof(T), isSetMask), repeatTime,
-                  repeatParams, loc, [s](T x) { return ascemu_detail::shift_left(x, s); });
-}
-template <typename T, bool isSetMask = true>
-inline void ShiftLeft(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, uint64_t mask,
-                      const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {
-    using namespace ascemu;
-    ASCEMU_STRICT_DTYPE("ShiftLeft", ascemu_detail::shift_t<T>);
-    Core* c = api_enter("ShiftLeft", loc);
-    if (!ascemu_detail::shift_prepare<T>(c, loc, "ShiftLeft")) return;
-    T s = scalarValue;
-    unary_mask<T>(c, "ShiftLeft", dst, src, mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask), repeatTime,
-                  repeatParams, loc, [s](T x) { return ascemu_detail::shift_left(x, s); });
-}
+#define ASCEMU_SHIFT_LEFT_MASK(MASK_T)                                                                               \
+    template <typename T, bool isSetMask = true>                                                                     \
+    inline void ShiftLeft(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, MASK_T mask,   \
+                          const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {              \
+        using namespace ascemu;                                                                                      \
+        ASCEMU_STRICT_DTYPE("ShiftLeft", ascemu_detail::shift_t<T>);                                                 \
+        Core* c = api_enter("ShiftLeft", loc);                                                                       \
+        if (!ascemu_detail::shift_prepare<T>(c, loc, "ShiftLeft")) return;                                           \
+        T s = scalarValue;                                                                                           \
+        unary_mask<T>(c, "ShiftLeft", dst, src, mask_of(c, mask, 256 / sizeof(T), isSetMask), repeatTime,            \
+                      repeatParams, loc, [s](T x) { return ascemu_detail::shift_left(x, s); });                      \
+    }
+ASCEMU_SHIFT_LEFT_MASK(uint64_t*)
+ASCEMU_SHIFT_LEFT_MASK(uint64_t)
+#undef ASCEMU_SHIFT_LEFT_MASK
 template <typename T, bool isSetMask = true>
 inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, const int32_t& count,
                        ASCEMU_SL) {
@@ -430,32 +417,38 @@ inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, con
     T s = scalarValue;
     unary_count<T, T>(c, "ShiftRight", dst, src, count, loc, [s](T x) { return ascemu_detail::shift_right(x, s, false); });
 }
-template <typename T, bool isSetMask = true>
-inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, uint64_t mask[],
-                       const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, bool roundEn = false,
-                       ASCEMU_SL) {
-    using namespace ascemu;
-    ASCEMU_STRICT_DTYPE("ShiftRight", ascemu_detail::shift_t<T>);
-    Core* c = api_enter("ShiftRight", loc);
-    if (!ascemu_detail::shift_prepare<T>(c, loc, "ShiftRight")) return;
-    T s = scalarValue;
-    unary_mask<T>(c, "ShiftRight", dst, src, mask_from_array(c, mask, 256 / sizeof(T), isSetMask), repeatTime,
-                  repeatParams, loc, [s, roundEn](T x) { return ascemu_detail::shift_right(x, s, roundEn); });
-}
-template <typename T, bool isSetMask = true>
-inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, uint64_t mask,
-                       const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, bool roundEn = false,
-                       ASCEMU_SL) {
-    using namespace ascemu;
-    ASCEMU_STRICT_DTYPE("ShiftRight", ascemu_detail::shift_t<T>);
-    Core* c = api_enter("ShiftRight", loc);
-    if (!ascemu_detail::shift_prepare<T>(c, loc, "ShiftRight")) return;
-    T s = scalarValue;
-    unary_mask<T>(c, "ShiftRight", dst, src, mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask), repeatTime,
-                  repeatParams, loc, [s, roundEn](T x) { return ascemu_detail::shift_right(x, s, roundEn); });
-}
+#define ASCEMU_SHIFT_RIGHT_MASK(MASK_T)                                                                              \
+    template <typename T, bool isSetMask = true>                                                                     \
+    inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, MASK_T mask,  \
+                           const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, bool roundEn = false,    \
+                           ASCEMU_SL) {                                                                              \
+        using namespace ascemu;                                                                                      \
+        ASCEMU_STRICT_DTYPE("ShiftRight", ascemu_detail::shift_t<T>);                                                \
+        Core* c = api_enter("ShiftRight", loc);                                                                      \
+        if (!ascemu_detail::shift_prepare<T>(c, loc, "ShiftRight")) return;                                          \
+        T s = scalarValue;                                                                                           \
+        unary_mask<T>(c, "ShiftRight", dst, src, mask_of(c, mask, 256 / sizeof(T), isSetMask), repeatTime,           \
+                      repeatParams, loc, [s, roundEn](T x) { return ascemu_detail::shift_right(x, s, roundEn); });   \
+    }
+ASCEMU_SHIFT_RIGHT_MASK(uint64_t*)
+ASCEMU_SHIFT_RIGHT_MASK(uint64_t)
+#undef ASCEMU_SHIFT_RIGHT_MASK
 
 // ------------------------------------------------------------------------------------------------ unary
+#define ASCEMU_UNARY_MASK(NAME, OKEXPR, EXPR, MASK_T)                                                                \
+    template <typename T, bool isSetMask = true>                                                                     \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, MASK_T mask,                              \
+                     const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {                   \
+        using namespace ascemu;                                                                                      \
+        ASCEMU_STRICT_DTYPE(#NAME, OKEXPR);                                                                          \
+        Core* c = api_enter(#NAME, loc);                                                                             \
+        if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
+        OverflowMode om = ovf();                                                                                     \
+        (void)om;                                                                                                    \
+        unary_mask<T>(c, #NAME, dst, src, mask_of(c, mask, 256 / sizeof(T), isSetMask), repeatTime,                  \
+                      repeatParams, loc, [om](T x) { return EXPR; });                                                \
+    }
+
 #define ASCEMU_UNARY(NAME, OKEXPR, EXPR, FAST)                                                                       \
     template <typename T> /* CANN's count forms take no isSetMask */                                                 \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count, ASCEMU_SL) {        \
@@ -467,18 +460,8 @@ inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, con
         (void)om;                                                                                                    \
         unary_count<T, T>(c, #NAME, dst, src, count, loc, [om](T x) { return EXPR; }, FAST);                         \
     }                                                                                                                \
-    template <typename T, bool isSetMask = true>                                                                     \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask[],                          \
-                     const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {                   \
-        using namespace ascemu;                                                                                      \
-        ASCEMU_STRICT_DTYPE(#NAME, OKEXPR);                                                                          \
-        Core* c = api_enter(#NAME, loc);                                                                             \
-        if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
-        OverflowMode om = ovf();                                                                                     \
-        (void)om;                                                                                                    \
-        unary_mask<T>(c, #NAME, dst, src, mask_from_array(c, mask, 256 / sizeof(T), isSetMask), repeatTime,          \
-                      repeatParams, loc, [om](T x) { return EXPR; });                                                \
-    }                                                                                                                \
+    ASCEMU_UNARY_MASK(NAME, OKEXPR, EXPR, uint64_t*)                                                                 \
+    ASCEMU_UNARY_MASK(NAME, OKEXPR, EXPR, uint64_t)                                                                  \
     template <typename T, bool isSetMask = true>                                                                     \
     inline void NAME(const LocalTensor<T>&, const LocalTensor<T>&, const uint64_t* mask, const uint8_t,              \
                      const UnaryRepeatParams&, ASCEMU_SL) {                                                          \
@@ -490,18 +473,6 @@ inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, con
         static_assert(ascemu::dependent_false_v<T>, #NAME "'s count form takes no isSetMask template argument on "   \
                                                     ASCEMU_PLATFORM_STR " (CANN's signature)");                     \
         (void)count, (void)loc;                                                                                      \
-    }                                                                                                                \
-    template <typename T, bool isSetMask = true>                                                                     \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask, const uint8_t repeatTime,  \
-                     const UnaryRepeatParams& repeatParams, ASCEMU_SL) {                                             \
-        using namespace ascemu;                                                                                      \
-        ASCEMU_STRICT_DTYPE(#NAME, OKEXPR);                                                                          \
-        Core* c = api_enter(#NAME, loc);                                                                             \
-        if (!dtype_check<T>(OKEXPR, c, loc, #NAME)) return;                                                          \
-        OverflowMode om = ovf();                                                                                     \
-        (void)om;                                                                                                    \
-        unary_mask<T>(c, #NAME, dst, src, mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask), repeatTime,         \
-                      repeatParams, loc, [om](T x) { return EXPR; });                                                \
     }
 
 ASCEMU_UNARY(Abs, float_t_<T>, num::abs_value<T>(x, om), nullptr)
@@ -513,6 +484,7 @@ ASCEMU_UNARY(Rsqrt, float_t_<T>, num::rsqrt_value<T>(x, om), nullptr)
 ASCEMU_UNARY(Relu, (one_of_v<T, half, float, int32_t>), num::relu_value<T>(x, om), nullptr)
 ASCEMU_UNARY(Not, (one_of_v<T, int16_t, uint16_t>), (T)~x, nullptr)
 #undef ASCEMU_UNARY
+#undef ASCEMU_UNARY_MASK
 
 // ------------------------------------------------------------------------------------------------ Duplicate
 namespace ascemu_detail {
@@ -541,32 +513,23 @@ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int
     }
     trace_vec(c, "Duplicate", dtype_name_v<T>, dtype_name_v<T>, count, repeats_for(count, sizeof(T)));
 }
-template <typename T, bool isSetMask = true>
-inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask, const uint8_t repeatTime,
-                      const uint16_t dstBlockStride, const uint8_t dstRepeatStride, ASCEMU_SL) {
-    using namespace ascemu;
-    ASCEMU_STRICT_DTYPE("Duplicate", ascemu_detail::dup_t<T>);
-    Core* c = api_enter("Duplicate", loc);
-    if (!dtype_check<T>(ascemu_detail::dup_t<T>, c, loc, "Duplicate")) return;
-    Opnd ops[1] = {{&dst.v_, dstBlockStride, dstRepeatStride, sizeof(T), UB_W, "dst"}};
-    T s = scalarValue;
-    mask_walk<1>(c, ops, sizeof(T), mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask), repeatTime, loc,
-                 [&](uint8_t** p) { std::memcpy(p[0], &s, sizeof(T)); });
-    trace_vec(c, "Duplicate", dtype_name_v<T>, dtype_name_v<T>, -1, repeatTime);
-}
-template <typename T, bool isSetMask = true>
-inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask[], const uint8_t repeatTime,
-                      const uint16_t dstBlockStride, const uint8_t dstRepeatStride, ASCEMU_SL) {
-    using namespace ascemu;
-    ASCEMU_STRICT_DTYPE("Duplicate", ascemu_detail::dup_t<T>);
-    Core* c = api_enter("Duplicate", loc);
-    if (!dtype_check<T>(ascemu_detail::dup_t<T>, c, loc, "Duplicate")) return;
-    Opnd ops[1] = {{&dst.v_, dstBlockStride, dstRepeatStride, sizeof(T), UB_W, "dst"}};
-    T s = scalarValue;
-    mask_walk<1>(c, ops, sizeof(T), mask_from_array(c, mask, 256 / sizeof(T), isSetMask), repeatTime, loc,
-                 [&](uint8_t** p) { std::memcpy(p[0], &s, sizeof(T)); });
-    trace_vec(c, "Duplicate", dtype_name_v<T>, dtype_name_v<T>, -1, repeatTime);
-}
+#define ASCEMU_DUPLICATE_MASK(MASK_T)                                                                                \
+    template <typename T, bool isSetMask = true>                                                                     \
+    inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, MASK_T mask, const uint8_t repeatTime,    \
+                          const uint16_t dstBlockStride, const uint8_t dstRepeatStride, ASCEMU_SL) {                 \
+        using namespace ascemu;                                                                                      \
+        ASCEMU_STRICT_DTYPE("Duplicate", ascemu_detail::dup_t<T>);                                                   \
+        Core* c = api_enter("Duplicate", loc);                                                                       \
+        if (!dtype_check<T>(ascemu_detail::dup_t<T>, c, loc, "Duplicate")) return;                                   \
+        Opnd ops[1] = {{&dst.v_, dstBlockStride, dstRepeatStride, sizeof(T), UB_W, "dst"}};                          \
+        T s = scalarValue;                                                                                           \
+        mask_walk<1>(c, ops, sizeof(T), mask_of(c, mask, 256 / sizeof(T), isSetMask), repeatTime, loc,               \
+                     [&](uint8_t** p) { std::memcpy(p[0], &s, sizeof(T)); });                                        \
+        trace_vec(c, "Duplicate", dtype_name_v<T>, dtype_name_v<T>, -1, repeatTime);                                 \
+    }
+ASCEMU_DUPLICATE_MASK(uint64_t*)
+ASCEMU_DUPLICATE_MASK(uint64_t)
+#undef ASCEMU_DUPLICATE_MASK
 
 // ------------------------------------------------------------------------------------------------ CreateVecIndex
 template <typename T>
@@ -785,26 +748,47 @@ inline void cast_mask(const LocalTensor<T>& dst, const LocalTensor<U>& src, cons
 }
 }  // namespace ascemu_detail
 
-template <typename T, typename U, bool isSetMask = true>
-inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& round_mode,
-                 const uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {
-    ASCEMU_STRICT_CAST_PAIR();
-    ascemu::Core* c = ascemu::api_enter("Cast", loc);
-    ascemu_detail::cast_mask(dst, src, round_mode,
-                             ascemu::mask_from_array(c, mask, 256 / std::max(sizeof(T), sizeof(U)), isSetMask),
-                             repeatTime, repeatParams, loc);
-}
-template <typename T, typename U, bool isSetMask = true>
-inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& round_mode, uint64_t mask,
-                 const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {
-    ASCEMU_STRICT_CAST_PAIR();
-    ascemu::Core* c = ascemu::api_enter("Cast", loc);
-    ascemu_detail::cast_mask(dst, src, round_mode,
-                             ascemu::mask_from_scalar(c, mask, 256 / std::max(sizeof(T), sizeof(U)), isSetMask),
-                             repeatTime, repeatParams, loc);
-}
+#define ASCEMU_CAST_MASK(MASK_T)                                                                                     \
+    template <typename T, typename U, bool isSetMask = true>                                                         \
+    inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& round_mode,              \
+                     MASK_T mask, const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {      \
+        ASCEMU_STRICT_CAST_PAIR();                                                                                   \
+        ascemu::Core* c = ascemu::api_enter("Cast", loc);                                                            \
+        ascemu_detail::cast_mask(dst, src, round_mode,                                                               \
+                                 ascemu::mask_of(c, mask, 256 / std::max(sizeof(T), sizeof(U)), isSetMask),          \
+                                 repeatTime, repeatParams, loc);                                                     \
+    }
+ASCEMU_CAST_MASK(const uint64_t*)
+ASCEMU_CAST_MASK(uint64_t)
+#undef ASCEMU_CAST_MASK
 
 // ------------------------------------------------------------------------------------------------ Gather
+namespace ascemu_detail {
+// What a Gather's element reads found, reported once per call, in the same words by each form.
+struct GatherFindings {
+    bool bad_range = false, bad_align = false, uninit = false;
+    uint64_t first_bad = 0;  // the offset index of the first element outside the src buffer
+    void out_of_range(uint64_t k) {
+        if (!bad_range) first_bad = k;
+        bad_range = true;
+    }
+    template <typename T>
+    void report(const uint32_t* off, const ascemu::UbBuf& sb, const std::source_location& loc) const {
+        using namespace ascemu;
+        if (bad_range)
+            diag("UB_TENSOR_OVERRUN", Sev::Error, loc,
+                 strf("Gather offset[%llu] = %u addresses UB outside the src buffer [%u, %u)",
+                      (unsigned long long)first_bad, off[first_bad], sb.lo, sb.hi),
+                 jd("index", (long long)first_bad, "offset", off[first_bad]));
+        if (bad_align)
+            diag("UB_MISALIGNED", Sev::Error, loc, strf("Gather offsets must be multiples of sizeof(T)=%zu", sizeof(T)),
+                 "{}");
+        if (uninit)
+            diag("UB_UNINIT_READ", Sev::Warning, loc, "Gather reads never-written UB bytes (poison)", "{}",
+                 DF_STRICT_ERR);
+    }
+};
+}  // namespace ascemu_detail
 template <typename T>
 inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& srcOffset,
                    const uint32_t srcBaseAddr, const uint32_t count, ASCEMU_SL) {
@@ -821,36 +805,23 @@ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
     const UbBuf& sb = c->bufs[src.v_.buf];
     std::vector<T> out(count);
     const uint32_t* off = (const uint32_t*)po;
-    bool bad_range = false, bad_align = false, uninit = false;
-    uint64_t first_bad = 0, amin = ~0ull, amax = 0;
+    ascemu_detail::GatherFindings found;
+    uint64_t amin = ~0ull, amax = 0;
     for (uint32_t i = 0; i < count; ++i) {
         uint64_t a = (uint64_t)src.v_.off + srcBaseAddr + off[i];
         amin = std::min(amin, a);
         amax = std::max(amax, a + sizeof(T));
-        if (a % sizeof(T)) bad_align = true;
+        if (a % sizeof(T)) found.bad_align = true;
         if (a + sizeof(T) > kProfile.ub_size) {
-            if (!bad_range) first_bad = i;
-            bad_range = true;
+            found.out_of_range(i);
             std::memset(&out[i], 0xFF, sizeof(T));
             continue;
         }
-        if (a < sb.lo || a + sizeof(T) > sb.hi) {
-            if (!bad_range) first_bad = i;
-            bad_range = true;
-        }
-        if (!uninit && !c->ubw.all(a, a + sizeof(T))) uninit = true;
+        if (a < sb.lo || a + sizeof(T) > sb.hi) found.out_of_range(i);
+        if (!found.uninit && !c->ubw.all(a, a + sizeof(T))) found.uninit = true;
         std::memcpy(&out[i], c->ub + a, sizeof(T));
     }
-    if (bad_range)
-        diag("UB_TENSOR_OVERRUN", Sev::Error, loc,
-             strf("Gather offset[%llu] = %u addresses UB outside the src buffer [%u, %u)", (unsigned long long)first_bad,
-                  off[first_bad], sb.lo, sb.hi),
-             jd("index", (long long)first_bad, "offset", off[first_bad]));
-    if (bad_align)
-        diag("UB_MISALIGNED", Sev::Error, loc, strf("Gather offsets must be multiples of sizeof(T)=%zu", sizeof(T)),
-             "{}");
-    if (uninit)
-        diag("UB_UNINIT_READ", Sev::Warning, loc, "Gather reads never-written UB bytes (poison)", "{}", DF_STRICT_ERR);
+    found.report<T>(off, sb, loc);
     if (count && amax <= kProfile.ub_size) pipe_ub(c, (uint32_t)amin, (uint32_t)amax, true, false, loc, "src");
     uint8_t* d = ub_operand(c, dst.v_, (size_t)count * sizeof(T), UB_W, loc, "dst");
     if (!d) return;
@@ -903,39 +874,26 @@ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
     ub_operand(c, src.v_, sizeof(T), 0, loc, "src");
     const UbBuf& sb = c->bufs[src.v_.buf];
     const uint32_t* off = (const uint32_t*)po;
-    bool bad_range = false, bad_align = false, uninit = false;
-    uint64_t first_bad = 0;
+    ascemu_detail::GatherFindings found;
     std::vector<std::pair<uint64_t, T>> out;  // (dst byte offset, value): written after every read
     for (uint32_t r = 0; r < repeatTime; ++r)
         for (int i = 0; i <= hi; ++i) {
             if (!((m.bits[i >> 6] >> (i & 63)) & 1)) continue;
             uint64_t k = (uint64_t)r * L + i;
-            if (!c->ubw.all(srcOffset.v_.off + k * 4, srcOffset.v_.off + k * 4 + 4)) uninit = true;
+            if (!c->ubw.all(srcOffset.v_.off + k * 4, srcOffset.v_.off + k * 4 + 4)) found.uninit = true;
             uint64_t a = (uint64_t)src.v_.off + srcBaseAddr + off[k];
             T v;
             std::memset((void*)&v, 0xFF, sizeof(T));
-            if (a % sizeof(T)) bad_align = true;
-            if (a + sizeof(T) > kProfile.ub_size || a < sb.lo || a + sizeof(T) > sb.hi) {
-                if (!bad_range) first_bad = k;
-                bad_range = true;
-            }
+            if (a % sizeof(T)) found.bad_align = true;
+            if (a + sizeof(T) > kProfile.ub_size || a < sb.lo || a + sizeof(T) > sb.hi) found.out_of_range(k);
             if (a + sizeof(T) <= kProfile.ub_size) {
-                if (!c->ubw.all(a, a + sizeof(T))) uninit = true;
+                if (!c->ubw.all(a, a + sizeof(T))) found.uninit = true;
                 pipe_ub(c, (uint32_t)a, (uint32_t)(a + sizeof(T)), true, false, loc, "src");
                 std::memcpy((void*)&v, c->ub + a, sizeof(T));
             }
             out.push_back({(uint64_t)r * dstRepStride * 32 + (uint64_t)i * sizeof(T), v});
         }
-    if (bad_range)
-        diag("UB_TENSOR_OVERRUN", Sev::Error, loc,
-             strf("Gather offset[%llu] = %u addresses UB outside the src buffer [%u, %u)", (unsigned long long)first_bad,
-                  off[first_bad], sb.lo, sb.hi),
-             jd("index", (long long)first_bad, "offset", off[first_bad]));
-    if (bad_align)
-        diag("UB_MISALIGNED", Sev::Error, loc, strf("Gather offsets must be multiples of sizeof(T)=%zu", sizeof(T)),
-             "{}");
-    if (uninit)
-        diag("UB_UNINIT_READ", Sev::Warning, loc, "Gather reads never-written UB bytes (poison)", "{}", DF_STRICT_ERR);
+    found.report<T>(off, sb, loc);
     for (auto& [o, v] : out) {
         std::memcpy(d + o, (const void*)&v, sizeof(T));
         c->ubw.set(dst.v_.off + o, dst.v_.off + o + sizeof(T));
@@ -971,7 +929,13 @@ inline void gather_mask_impl(const LocalTensor<T>& dst, const LocalTensor<T>& sr
     rsvdCnt = 0;
     if (w.repeats == 0) return;
     const uint32_t R = w.repeats;
-    uint64_t ext = (uint64_t)(R - 1) * gp.src0RepeatStride * 32 + (uint64_t)((w.lanes - 1) / epb) * gp.src0BlockStride * 32 + 32;
+    // Up to the last element read: the last repeat ends at its own lane count (counter mode reads the counted
+    // elements only, not the whole 256 bytes); a full repeat before it may reach further with a wide block stride.
+    auto reach = [&](uint32_t repeats, uint32_t lanes) {
+        return (uint64_t)(repeats - 1) * gp.src0RepeatStride * 32 +
+               (uint64_t)((lanes - 1) / epb) * gp.src0BlockStride * 32 + (uint64_t)((lanes - 1) % epb + 1) * sizeof(T);
+    };
+    uint64_t ext = std::max(reach(R, w.last), R > 1 ? reach(R - 1, w.lanes) : 0);
     const uint8_t* s = ub_operand(c, src0.v_, ext, UB_PR, loc, "src0");
     if (!s) return;
     std::vector<T> out;
@@ -1039,7 +1003,10 @@ inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, co
     if (!dtype_check<T>(sizeof(T) == 2 || sizeof(T) == 4, c, loc, "GatherMask")) return;
     ascemu_detail::GatherMaskWalk w = ascemu_detail::gather_mask_walk<T>(reduceMode, mask, gatherMaskParams);
     if (w.repeats == 0) return;
-    uint64_t pbytes = (uint64_t)(w.repeats - 1) * gatherMaskParams.src1RepeatStride * 32 + (w.lanes + 7) / 8;
+    auto bits_reach = [&](uint32_t repeats, uint32_t lanes) {  // the last repeat's bits end at its own lane count
+        return (uint64_t)(repeats - 1) * gatherMaskParams.src1RepeatStride * 32 + (lanes + 7) / 8;
+    };
+    uint64_t pbytes = std::max(bits_reach(w.repeats, w.last), w.repeats > 1 ? bits_reach(w.repeats - 1, w.lanes) : 0);
     const uint8_t* pp = ub_operand(c, src1Pattern.v_, pbytes, UB_R, loc, "src1Pattern");
     if (!pp) return;
     uint32_t rs = gatherMaskParams.src1RepeatStride;
@@ -1252,22 +1219,18 @@ inline void compare_to_cmpmask(const LocalTensor<T>& src0, const LocalTensor<T>&
 }
 }  // namespace ascemu_detail
 
-template <typename T, bool isSetMask = true>
-inline void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode, const uint64_t mask[],
-                    const BinaryRepeatParams& repeatParams, ASCEMU_SL) {
-    using namespace ascemu;
-    Core* c = api_enter("Compare", loc);
-    Mask m = mask_from_array(c, mask, 256 / sizeof(T), isSetMask);
-    ascemu_detail::compare_to_cmpmask(src0, src1, cmpMode, m, repeatParams, loc);
-}
-template <typename T, bool isSetMask = true>
-inline void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode, const uint64_t mask,
-                    const BinaryRepeatParams& repeatParams, ASCEMU_SL) {
-    using namespace ascemu;
-    Core* c = api_enter("Compare", loc);
-    Mask m = mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask);
-    ascemu_detail::compare_to_cmpmask(src0, src1, cmpMode, m, repeatParams, loc);
-}
+#define ASCEMU_COMPARE_CMPMASK_MASK(MASK_T)                                                                          \
+    template <typename T, bool isSetMask = true>                                                                     \
+    inline void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode, MASK_T mask,        \
+                        const BinaryRepeatParams& repeatParams, ASCEMU_SL) {                                         \
+        using namespace ascemu;                                                                                      \
+        Core* c = api_enter("Compare", loc);                                                                         \
+        Mask m = mask_of(c, mask, 256 / sizeof(T), isSetMask);                                                       \
+        ascemu_detail::compare_to_cmpmask(src0, src1, cmpMode, m, repeatParams, loc);                                \
+    }
+ASCEMU_COMPARE_CMPMASK_MASK(const uint64_t*)
+ASCEMU_COMPARE_CMPMASK_MASK(const uint64_t)
+#undef ASCEMU_COMPARE_CMPMASK_MASK
 template <typename T>
 inline void GetCmpMask(const LocalTensor<T>& dst, ASCEMU_SL) {
     using namespace ascemu;
@@ -1395,58 +1358,40 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
     const T* b = rep.data();
     ascemu_detail::select_count(dst, selMask, src0, SELMODE::VSEL_TENSOR_SCALAR_MODE, count, loc, [b] { return b; });
 }
-template <typename T, typename U, bool isSetMask = true>
-inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
-                   const LocalTensor<T>& src1, SELMODE selMode, uint64_t mask[], uint8_t repeatTime,
-                   const BinaryRepeatParams& repeatParams, ASCEMU_SL) {
-    using namespace ascemu;
-    Core* c = api_enter("Select", loc);
-    if (!ascemu_detail::select_prepare<T, U>(c, selMode, loc)) return;
-    const uint8_t* bits = ascemu_detail::select_mask_bits<T>(c, selMask, selMode, repeatTime, loc);
-    if (!bits) return;
-    ascemu_detail::select_mask(dst, bits, selMode, src0, &src1, (const T*)nullptr,
-                               mask_from_array(c, mask, 256 / sizeof(T), isSetMask), repeatTime, repeatParams, loc);
-}
-template <typename T, typename U, bool isSetMask = true>
-inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
-                   const LocalTensor<T>& src1, SELMODE selMode, uint64_t mask, uint8_t repeatTime,
-                   const BinaryRepeatParams& repeatParams, ASCEMU_SL) {
-    using namespace ascemu;
-    Core* c = api_enter("Select", loc);
-    if (!ascemu_detail::select_prepare<T, U>(c, selMode, loc)) return;
-    const uint8_t* bits = ascemu_detail::select_mask_bits<T>(c, selMask, selMode, repeatTime, loc);
-    if (!bits) return;
-    ascemu_detail::select_mask(dst, bits, selMode, src0, &src1, (const T*)nullptr,
-                               mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask), repeatTime, repeatParams, loc);
-}
-template <typename T, typename U, bool isSetMask = true>
-inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, T src1,
-                   SELMODE selMode, uint64_t mask[], uint8_t repeatTime, const BinaryRepeatParams& repeatParams,
-                   ASCEMU_SL) {
-    using namespace ascemu;
-    Core* c = api_enter("Select", loc);
-    (void)selMode;
-    const SELMODE m1 = SELMODE::VSEL_TENSOR_SCALAR_MODE;
-    if (!ascemu_detail::select_prepare<T, U>(c, m1, loc)) return;
-    const uint8_t* bits = ascemu_detail::select_mask_bits<T>(c, selMask, m1, repeatTime, loc);
-    if (!bits) return;
-    ascemu_detail::select_mask(dst, bits, m1, src0, (const LocalTensor<T>*)nullptr, &src1, mask_from_array(c, mask, 256 / sizeof(T), isSetMask),
-                               repeatTime, repeatParams, loc);
-}
-template <typename T, typename U, bool isSetMask = true>
-inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, T src1,
-                   SELMODE selMode, uint64_t mask, uint8_t repeatTime, const BinaryRepeatParams& repeatParams,
-                   ASCEMU_SL) {
-    using namespace ascemu;
-    Core* c = api_enter("Select", loc);
-    (void)selMode;
-    const SELMODE m1 = SELMODE::VSEL_TENSOR_SCALAR_MODE;
-    if (!ascemu_detail::select_prepare<T, U>(c, m1, loc)) return;
-    const uint8_t* bits = ascemu_detail::select_mask_bits<T>(c, selMask, m1, repeatTime, loc);
-    if (!bits) return;
-    ascemu_detail::select_mask(dst, bits, m1, src0, (const LocalTensor<T>*)nullptr, &src1,
-                               mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask), repeatTime, repeatParams, loc);
-}
+#define ASCEMU_SELECT_MASK(MASK_T)                                                                                   \
+    template <typename T, typename U, bool isSetMask = true>                                                         \
+    inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,         \
+                       const LocalTensor<T>& src1, SELMODE selMode, MASK_T mask, uint8_t repeatTime,                 \
+                       const BinaryRepeatParams& repeatParams, ASCEMU_SL) {                                          \
+        using namespace ascemu;                                                                                      \
+        Core* c = api_enter("Select", loc);                                                                          \
+        if (!ascemu_detail::select_prepare<T, U>(c, selMode, loc)) return;                                           \
+        const uint8_t* bits = ascemu_detail::select_mask_bits<T>(c, selMask, selMode, repeatTime, loc);              \
+        if (!bits) return;                                                                                           \
+        ascemu_detail::select_mask(dst, bits, selMode, src0, &src1, (const T*)nullptr,                               \
+                                   mask_of(c, mask, 256 / sizeof(T), isSetMask), repeatTime, repeatParams, loc);     \
+    }
+ASCEMU_SELECT_MASK(uint64_t*)
+ASCEMU_SELECT_MASK(uint64_t)
+#undef ASCEMU_SELECT_MASK
+#define ASCEMU_SELECT_SCALAR_MASK(MASK_T)                                                                            \
+    template <typename T, typename U, bool isSetMask = true>                                                         \
+    inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, T src1, \
+                       SELMODE selMode, MASK_T mask, uint8_t repeatTime, const BinaryRepeatParams& repeatParams,     \
+                       ASCEMU_SL) {                                                                                  \
+        using namespace ascemu;                                                                                      \
+        Core* c = api_enter("Select", loc);                                                                          \
+        (void)selMode;                                                                                               \
+        const SELMODE m1 = SELMODE::VSEL_TENSOR_SCALAR_MODE;                                                         \
+        if (!ascemu_detail::select_prepare<T, U>(c, m1, loc)) return;                                                \
+        const uint8_t* bits = ascemu_detail::select_mask_bits<T>(c, selMask, m1, repeatTime, loc);                   \
+        if (!bits) return;                                                                                           \
+        ascemu_detail::select_mask(dst, bits, m1, src0, (const LocalTensor<T>*)nullptr, &src1, mask_of(c, mask, 256 / sizeof(T), isSetMask), \
+                                   repeatTime, repeatParams, loc);                                                   \
+    }
+ASCEMU_SELECT_SCALAR_MASK(uint64_t*)
+ASCEMU_SELECT_SCALAR_MASK(uint64_t)
+#undef ASCEMU_SELECT_SCALAR_MASK
 // No mask argument: the mask register (SetVectorMask) selects the lanes; mode 0 takes its bits from CMPMASK
 // (Compare with the result in the register, or SetCmpMask).  Mode 2 would need CMPMASK to hold selMask's address
 // (set by SetCmpMask of an address), which ascemu does not model.

@@ -1,6 +1,7 @@
 // ascemu/vector_ext.h — the vector APIs issue 11 added: Axpy, LeakyRelu, FusedMulAdd, MulAddDst, Copy (UB -> UB
-// mask forms), Transpose, Scatter, the scalar Cast / ToBfloat16 / ToFloat conversions, and the refusal of APIs
-// that CANN provides only for architectures newer than 310P (dav-m200) and 910B (dav-c220).
+// mask forms), Transpose, Scatter, Gatherb, Fill / InitGlobalMemory (GM), the scalar Cast / ToBfloat16 / ToFloat
+// conversions, and the refusal of APIs that CANN provides only for architectures newer than 310P (dav-m200) and
+// 910B (dav-c220).
 //
 // Semantics follow CANN's public API pages and basic-API implementation (cann/asc-devkit: docs/zh/api/SIMD-API,
 // impl/basic_api/dav_m200 and dav_c220).  Where those leave a numeric detail open, the choice is marked [CHOICE].
@@ -95,34 +96,24 @@ inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& 
     accumulate_count<T, U>(c, "Axpy", dst, src, nullptr, count, loc,
                            [s, om](U x, U, T d) { return fused_mul_add<T, U>(s, x, d, om); });
 }
-template <typename T, typename U, bool isSetMask = true>
-inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue, uint64_t mask[],
-                 const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {
-    using namespace ascemu;
-    Core* c = api_enter("Axpy", loc);
-    if (!dtype_check<T>(mla_pair_v<T, U>, c, loc, "Axpy")) return;
-    U s = scalarValue;
-    OverflowMode om = ovf();
-    const UnaryRepeatParams& r = repeatParams;
-    accumulate_mask<T, U>(c, "Axpy", dst, src, nullptr,
-                          mask_from_array(c, mask, 256 / std::max(sizeof(T), sizeof(U)), isSetMask), repeatTime,
-                          r.dstBlkStride, r.dstRepStride, r.srcBlkStride, r.srcRepStride, 0, 0, loc,
-                          [s, om](U x, U, T d) { return fused_mul_add<T, U>(s, x, d, om); });
-}
-template <typename T, typename U, bool isSetMask = true>
-inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue, uint64_t mask,
-                 const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {
-    using namespace ascemu;
-    Core* c = api_enter("Axpy", loc);
-    if (!dtype_check<T>(mla_pair_v<T, U>, c, loc, "Axpy")) return;
-    U s = scalarValue;
-    OverflowMode om = ovf();
-    const UnaryRepeatParams& r = repeatParams;
-    accumulate_mask<T, U>(c, "Axpy", dst, src, nullptr,
-                          mask_from_scalar(c, mask, 256 / std::max(sizeof(T), sizeof(U)), isSetMask), repeatTime,
-                          r.dstBlkStride, r.dstRepStride, r.srcBlkStride, r.srcRepStride, 0, 0, loc,
-                          [s, om](U x, U, T d) { return fused_mul_add<T, U>(s, x, d, om); });
-}
+#define ASCEMU_AXPY_MASK(MASK_T)                                                                                     \
+    template <typename T, typename U, bool isSetMask = true>                                                         \
+    inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue, MASK_T mask,        \
+                     const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {                   \
+        using namespace ascemu;                                                                                      \
+        Core* c = api_enter("Axpy", loc);                                                                            \
+        if (!dtype_check<T>(mla_pair_v<T, U>, c, loc, "Axpy")) return;                                               \
+        U s = scalarValue;                                                                                           \
+        OverflowMode om = ovf();                                                                                     \
+        const UnaryRepeatParams& r = repeatParams;                                                                   \
+        accumulate_mask<T, U>(c, "Axpy", dst, src, nullptr,                                                          \
+                              mask_of(c, mask, 256 / std::max(sizeof(T), sizeof(U)), isSetMask), repeatTime,         \
+                              r.dstBlkStride, r.dstRepStride, r.srcBlkStride, r.srcRepStride, 0, 0, loc,             \
+                              [s, om](U x, U, T d) { return fused_mul_add<T, U>(s, x, d, om); });                    \
+    }
+ASCEMU_AXPY_MASK(uint64_t*)
+ASCEMU_AXPY_MASK(uint64_t)
+#undef ASCEMU_AXPY_MASK
 
 // ------------------------------------------------------------------------------------------------ LeakyRelu
 // dst = src >= 0 ? src : scalar * src, half / float (a static_assert of CANN's dav_m200 and dav_c220).
@@ -137,30 +128,22 @@ inline void LeakyRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     OverflowMode om = ovf();
     unary_count<T, T>(c, "LeakyRelu", dst, src, count, loc, [s, om](T x) { return leaky_relu(x, s, om); });
 }
-template <typename T, bool isSetMask = true>
-inline void LeakyRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, uint64_t mask[],
-                      const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {
-    using namespace ascemu;
-    ASCEMU_STRICT_DTYPE("LeakyRelu", float_t_<T>);
-    Core* c = api_enter("LeakyRelu", loc);
-    if (!dtype_check<T>(float_t_<T>, c, loc, "LeakyRelu")) return;
-    T s = scalarValue;
-    OverflowMode om = ovf();
-    unary_mask<T>(c, "LeakyRelu", dst, src, mask_from_array(c, mask, 256 / sizeof(T), isSetMask), repeatTime,
-                  repeatParams, loc, [s, om](T x) { return leaky_relu(x, s, om); });
-}
-template <typename T, bool isSetMask = true>
-inline void LeakyRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, uint64_t mask,
-                      const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {
-    using namespace ascemu;
-    ASCEMU_STRICT_DTYPE("LeakyRelu", float_t_<T>);
-    Core* c = api_enter("LeakyRelu", loc);
-    if (!dtype_check<T>(float_t_<T>, c, loc, "LeakyRelu")) return;
-    T s = scalarValue;
-    OverflowMode om = ovf();
-    unary_mask<T>(c, "LeakyRelu", dst, src, mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask), repeatTime,
-                  repeatParams, loc, [s, om](T x) { return leaky_relu(x, s, om); });
-}
+#define ASCEMU_LEAKY_RELU_MASK(MASK_T)                                                                               \
+    template <typename T, bool isSetMask = true>                                                                     \
+    inline void LeakyRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue, MASK_T mask,   \
+                          const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, ASCEMU_SL) {              \
+        using namespace ascemu;                                                                                      \
+        ASCEMU_STRICT_DTYPE("LeakyRelu", float_t_<T>);                                                               \
+        Core* c = api_enter("LeakyRelu", loc);                                                                       \
+        if (!dtype_check<T>(float_t_<T>, c, loc, "LeakyRelu")) return;                                               \
+        T s = scalarValue;                                                                                           \
+        OverflowMode om = ovf();                                                                                     \
+        unary_mask<T>(c, "LeakyRelu", dst, src, mask_of(c, mask, 256 / sizeof(T), isSetMask), repeatTime,            \
+                      repeatParams, loc, [s, om](T x) { return leaky_relu(x, s, om); });                             \
+    }
+ASCEMU_LEAKY_RELU_MASK(uint64_t*)
+ASCEMU_LEAKY_RELU_MASK(uint64_t)
+#undef ASCEMU_LEAKY_RELU_MASK
 
 // ------------------------------------------------------------------------------------------------ FusedMulAdd
 // dst = src0 * dst + src1 ([DOC] FusedMulAdd), half / float (CANN's static_assert).
@@ -175,23 +158,23 @@ inline void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, c
     accumulate_count<T, T>(c, "FusedMulAdd", dst, src0, &src1, count, loc,
                            [om](T a, T b, T d) { return fused_mul_add<T, T>(a, d, b, om); });
 }
-#define ASCEMU_FUSED_MUL_ADD_MASK(MASKT, MASKFN)                                                                     \
+#define ASCEMU_FUSED_MUL_ADD_MASK(MASK_T)                                                                            \
     template <typename T, bool isSetMask = true>                                                                     \
     inline void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,       \
-                            MASKT mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams, ASCEMU_SL) { \
+                            MASK_T mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams, ASCEMU_SL) { \
         using namespace ascemu;                                                                                      \
         ASCEMU_STRICT_DTYPE("FusedMulAdd", float_t_<T>);                                                             \
         Core* c = api_enter("FusedMulAdd", loc);                                                                     \
         if (!dtype_check<T>(float_t_<T>, c, loc, "FusedMulAdd")) return;                                             \
         OverflowMode om = ovf();                                                                                     \
         const BinaryRepeatParams& r = repeatParams;                                                                  \
-        accumulate_mask<T, T>(c, "FusedMulAdd", dst, src0, &src1, MASKFN(c, mask, 256 / sizeof(T), isSetMask),       \
+        accumulate_mask<T, T>(c, "FusedMulAdd", dst, src0, &src1, mask_of(c, mask, 256 / sizeof(T), isSetMask),      \
                               repeatTime, r.dstBlkStride, r.dstRepStride, r.src0BlkStride, r.src0RepStride,          \
                               r.src1BlkStride, r.src1RepStride, loc,                                                 \
                               [om](T a, T b, T d) { return fused_mul_add<T, T>(a, d, b, om); });                     \
     }
-ASCEMU_FUSED_MUL_ADD_MASK(uint64_t*, mask_from_array)
-ASCEMU_FUSED_MUL_ADD_MASK(uint64_t, mask_from_scalar)
+ASCEMU_FUSED_MUL_ADD_MASK(uint64_t*)
+ASCEMU_FUSED_MUL_ADD_MASK(uint64_t)
 #undef ASCEMU_FUSED_MUL_ADD_MASK
 
 // ------------------------------------------------------------------------------------------------ MulAddDst
@@ -207,10 +190,10 @@ inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, con
     accumulate_count<T, U>(c, "MulAddDst", dst, src0, &src1, count, loc,
                            [om](U a, U b, T d) { return fused_mul_add<T, U>(a, b, d, om); });
 }
-#define ASCEMU_MUL_ADD_DST_MASK(MASKT, MASKFN)                                                                      \
+#define ASCEMU_MUL_ADD_DST_MASK(MASK_T)                                                                              \
     template <typename T, typename U, bool isSetMask = true>                                                         \
-    inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,        \
-                          MASKT mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams, ASCEMU_SL) { \
+    inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,         \
+                          MASK_T mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams, ASCEMU_SL) { \
         using namespace ascemu;                                                                                      \
         ASCEMU_STRICT_DTYPE("MulAddDst", (mla_pair_v<T, U>));                                                        \
         Core* c = api_enter("MulAddDst", loc);                                                                       \
@@ -218,13 +201,13 @@ inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, con
         OverflowMode om = ovf();                                                                                     \
         const BinaryRepeatParams& r = repeatParams;                                                                  \
         accumulate_mask<T, U>(c, "MulAddDst", dst, src0, &src1,                                                      \
-                              MASKFN(c, mask, 256 / std::max(sizeof(T), sizeof(U)), isSetMask), repeatTime,          \
+                              mask_of(c, mask, 256 / std::max(sizeof(T), sizeof(U)), isSetMask), repeatTime,         \
                               r.dstBlkStride, r.dstRepStride, r.src0BlkStride, r.src0RepStride, r.src1BlkStride,     \
                               r.src1RepStride, loc, [om](U a, U b, T d) { return fused_mul_add<T, U>(a, b, d, om); }); \
     }
 // CANN's MulAddDst takes `const uint64_t mask[]` (include/basic_api/kernel_operator_vec_binary_intf.h).
-ASCEMU_MUL_ADD_DST_MASK(const uint64_t*, mask_from_array)
-ASCEMU_MUL_ADD_DST_MASK(uint64_t, mask_from_scalar)
+ASCEMU_MUL_ADD_DST_MASK(const uint64_t*)
+ASCEMU_MUL_ADD_DST_MASK(uint64_t)
 #undef ASCEMU_MUL_ADD_DST_MASK
 
 // ------------------------------------------------------------------------------------------------ Copy
@@ -289,20 +272,17 @@ inline void copy_impl(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
 }
 }  // namespace ascemu_detail
 
-template <typename T, bool isSetMask = true>
-inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], const uint8_t repeatTime,
-                 const CopyRepeatParams& repeatParams, ASCEMU_SL) {
-    ascemu::Core* c = ascemu::api_enter("Copy", loc);
-    ascemu_detail::copy_impl(dst, src, ascemu::mask_from_array(c, mask, 256 / sizeof(T), isSetMask), repeatTime,
-                             repeatParams, loc);
-}
-template <typename T, bool isSetMask = true>
-inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask, const uint8_t repeatTime,
-                 const CopyRepeatParams& repeatParams, ASCEMU_SL) {
-    ascemu::Core* c = ascemu::api_enter("Copy", loc);
-    ascemu_detail::copy_impl(dst, src, ascemu::mask_from_scalar(c, mask, 256 / sizeof(T), isSetMask), repeatTime,
-                             repeatParams, loc);
-}
+#define ASCEMU_COPY_MASK(MASK_T)                                                                                     \
+    template <typename T, bool isSetMask = true>                                                                     \
+    inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, MASK_T mask, const uint8_t repeatTime,    \
+                     const CopyRepeatParams& repeatParams, ASCEMU_SL) {                                              \
+        ascemu::Core* c = ascemu::api_enter("Copy", loc);                                                            \
+        ascemu_detail::copy_impl(dst, src, ascemu::mask_of(c, mask, 256 / sizeof(T), isSetMask), repeatTime,         \
+                                 repeatParams, loc);                                                                 \
+    }
+ASCEMU_COPY_MASK(const uint64_t*)
+ASCEMU_COPY_MASK(const uint64_t)
+#undef ASCEMU_COPY_MASK
 // The count form Copy(dst, src, count) is Ascend 950's (CANN declares it for __NPU_ARCH__ 3510 / 5102 only).
 template <typename T, bool isSetMask = true>
 inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count, ASCEMU_SL) {
@@ -521,6 +501,111 @@ inline void Scatter(const LocalTensor<T>& dst, const LocalTensor<T>& src, const 
     ascemu_detail::scatter_impl(dst, src, dstOffset, dstBaseAddr, m, repeatTime, srcRepStride, false, loc);
 }
 
+// ------------------------------------------------------------------------------------------------ Gatherb
+// Block gather ([DOC] Gatherb(ISASI): Atlas A2, uint16_t / uint32_t): for repeat i and block j < 8, the 32-byte block
+// at src + offset[i * 8 + j] bytes goes to dst block i * dstRepStride + j * dstBlkStride (a dstBlkStride of 0 counts
+// as 1); repeatTime 0 does nothing.  Each address src + offset must be 32-byte aligned, and src and dst must not
+// share memory.  The 310P has no vgatherb: CANN's dav_m200 GatherbImpl reports it unsupported at run time.
+template <typename T>
+inline void Gatherb(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint32_t>& offset,
+                    const uint8_t repeatTime, const GatherRepeatParams& repeatParams, ASCEMU_SL) {
+    using namespace ascemu;
+    Core* c = api_enter("Gatherb", loc);
+    if (kIs310P) {
+        unsupported_api(loc, "Gatherb");
+        return;
+    }
+    if (!dtype_check<T>(one_of_v<T, uint16_t, uint32_t>, c, loc, "Gatherb") || repeatTime == 0) return;
+    const uint32_t blocks = repeatTime * 8u, blk = repeatParams.dstBlkStride ? repeatParams.dstBlkStride : 1u;
+    auto dst_block = [&](uint32_t k) { return ((uint64_t)(k / 8) * repeatParams.dstRepStride + (k % 8) * blk) * 32; };
+    const uint64_t dext = dst_block(blocks - 1) + 32;  // the last repeat's block 7 lies furthest
+    const uint8_t* po = ub_operand(c, offset.v_, blocks * 4u, UB_R, loc, "offset");
+    uint8_t* d = ub_operand(c, dst.v_, dext, UB_PW, loc, "dst");
+    if (!po || !d || !ub_operand(c, src.v_, 32, 0, loc, "src")) return;
+    const UbBuf& sb = c->bufs[src.v_.buf];
+    std::vector<uint8_t> gathered((size_t)blocks * 32, 0xFF);
+    bool bad_range = false, bad_align = false, uninit = false, shared = false;
+    uint32_t first_bad = 0;
+    for (uint32_t k = 0; k < blocks; ++k) {
+        uint32_t o;
+        std::memcpy(&o, po + k * 4, 4);
+        const uint64_t a = (uint64_t)src.v_.off + o;
+        bad_align |= a % 32 != 0;
+        shared |= a < dst.v_.off + dext && dst.v_.off < a + 32;
+        if (a + 32 > kProfile.ub_size || a < sb.lo || a + 32 > sb.hi) {
+            if (!bad_range) first_bad = k;
+            bad_range = true;
+            if (a + 32 > kProfile.ub_size) continue;
+        }
+        uninit |= !c->ubw.all(a, a + 32);
+        pipe_ub(c, (uint32_t)a, (uint32_t)(a + 32), true, false, loc, "src");
+        std::memcpy(&gathered[(size_t)k * 32], c->ub + a, 32);
+    }
+    if (bad_range) {
+        uint32_t o;
+        std::memcpy(&o, po + first_bad * 4, 4);
+        diag("UB_TENSOR_OVERRUN", Sev::Error, loc,
+             strf("Gatherb offset[%u] = %u addresses a block outside the src buffer [%u, %u)", first_bad, o, sb.lo,
+                  sb.hi),
+             jd("index", first_bad, "offset", o));
+    }
+    if (bad_align)
+        diag("UB_MISALIGNED", Sev::Error, loc, "Gatherb: every src + offset address must be 32-byte aligned", "{}");
+    if (shared)
+        diag("UB_PARTIAL_OVERLAP", Sev::Warning, loc,
+             "Gatherb gathers from UB that its dst covers (CANN: src and dst must not share memory)", "{}");
+    if (uninit)
+        diag("UB_UNINIT_READ", Sev::Warning, loc, "Gatherb reads never-written UB bytes (poison)", "{}", DF_STRICT_ERR);
+    for (uint32_t k = 0; k < blocks; ++k) {
+        std::memcpy(d + dst_block(k), &gathered[(size_t)k * 32], 32);
+        c->ubw.set(dst.v_.off + dst_block(k), dst.v_.off + dst_block(k) + 32);
+    }
+    trace_vec(c, "Gatherb", dtype_name_v<T>, dtype_name_v<T>, -1, repeatTime);
+}
+
+// ------------------------------------------------------------------------------------------------ Fill
+// `size` elements of GM set to `value` ([DOC] Fill, high-level API; InitGlobalMemory is its earlier name, same
+// signature): uint16_t, int16_t, half, uint32_t, int32_t, float on both chips.  CANN duplicates the value into UB,
+// copies it out on MTE3 and ends with PipeBarrier<PIPE_MTE3>.  Here the bytes go to GM directly, with the checks of a
+// UB -> GM DataCopy (bounds, SetGlobalBuffer size, races, the written shadow, SetAtomicAdd accumulation), as one
+// MTE3 transfer followed by that barrier; the UB staging buffer itself is not modelled.
+namespace ascemu_detail {
+template <typename T>
+inline constexpr bool fill_t = ascemu::one_of_v<T, uint16_t, int16_t, half, uint32_t, int32_t, float>;
+
+template <typename T>
+inline void fill_gm(const char* api, GlobalTensor<T>& gm, uint64_t size, const T& value,
+                    const std::source_location& loc) {
+    using namespace ascemu;
+    Core* c = api_enter(api, loc);
+    if (!dtype_check<T>(fill_t<T>, c, loc, api) || size == 0) return;
+    if (size * sizeof(T) > UINT32_MAX) {
+        diag("PARAM_RANGE", Sev::Error, loc,
+             strf("%s of %llu elements: more than 4 GiB; no effect", api, (unsigned long long)size),
+             jd("size", (long long)size));
+        return;
+    }
+    gm.logical_check(0, size, loc);
+    c->psv.cur = PX_MTE3;
+    const std::vector<T> staged(size, value);
+    const Xfer x{1, (uint32_t)(size * sizeof(T)), 0, 0};
+    if (gm_store(c, (uint8_t*)gm.GetPhyAddr(), (const uint8_t*)staged.data(), x, loc, api, sizeof(T), dtype_name_v<T>))
+        mte_count(c->tr.mte3, x.len, 1);
+    pipe_barrier_one(c, PX_MTE3);
+}
+}  // namespace ascemu_detail
+
+template <typename T>
+inline void Fill(GlobalTensor<T>& gmWorkspaceAddr, const uint64_t size, const T value, ASCEMU_SL) {
+    ASCEMU_STRICT_DTYPE("Fill", ascemu_detail::fill_t<T>);
+    ascemu_detail::fill_gm("Fill", gmWorkspaceAddr, size, value, loc);
+}
+template <typename T>
+inline void InitGlobalMemory(GlobalTensor<T>& gmWorkspaceAddr, const uint64_t size, const T value, ASCEMU_SL) {
+    ASCEMU_STRICT_DTYPE("InitGlobalMemory", ascemu_detail::fill_t<T>);
+    ascemu_detail::fill_gm("InitGlobalMemory", gmWorkspaceAddr, size, value, loc);
+}
+
 // ------------------------------------------------------------------------------------------------ scalar Cast
 // Cast<T, U, roundMode>(value): float -> half (CAST_ODD) or int32_t (CAST_ROUND / CEIL / FLOOR / RINT) on the
 // scalar unit ([DOC] Cast (float to half/int32_t); impl/basic_api/kernel_scalar.h).  U other than half / int32_t
@@ -608,7 +693,6 @@ ASCEMU_NEWER_ONLY(ResetLoopModePara, "ResetLoopModePara")
 ASCEMU_NEWER_ONLY(NdDmaDci, "NdDmaDci")
 ASCEMU_NEWER_ONLY(AllocMutexID, "AllocMutexID")
 ASCEMU_NEWER_ONLY(ReleaseMutexID, "ReleaseMutexID")
-ASCEMU_NEWER_ONLY(CeilDivision, "CeilDivision")
 ASCEMU_NEWER_ONLY(AtomicAdd, "the scalar GM atomic AtomicAdd")
 ASCEMU_NEWER_ONLY(AtomicCas, "the scalar GM atomic AtomicCas")
 ASCEMU_NEWER_ONLY(AtomicExch, "the scalar GM atomic AtomicExch")
