@@ -11,6 +11,9 @@ The kernels are in surface/ (our own, in those styles):
   ASCEMU_MAIN of a two-argument template entry).
 - refused_names.cpp: compile-only, names that exist but whose use is refused (tensors of int4b_t, Matmul and
   REGIST_MATMUL_OBJ from lib/matmul_intf.h, Fill of a dtype it lacks), and their accepted uses.
+- custom_bufpool.cpp: compile-only, a user-defined TBufPool (EXTERN_IMPL_BUFPOOL) refused at its line.
+- opnn_scale_add.cpp + op_host/scale_add_tiling.h: an ops-nn-style bare GET_TILING_DATA whose struct is defined in an
+  op_host header: refused naming the fix without one, run with -DASCEMU_TILING_STRUCT / -DASCEMU_TILING_HEADER.
 Every output is compared with numpy bit for bit.
 """
 
@@ -214,3 +217,61 @@ def test_names_whose_use_is_refused(refuse: int) -> None:
     r = _syntax_only(SURFACE / "refused_names.cpp", platform, f"-DREFUSE={refuse}")
     assert r.returncode != 0 and message in r.stderr, r.stderr[-2000:]
     assert f"refused_names.cpp:{line_of('refused_names.cpp', tag)}" in r.stderr, r.stderr[-2000:]
+
+
+# ------------------------------------------------------------------------------------------------ custom TBufPool
+def test_the_supported_tbufpool_compiles_where_a_custom_one_would() -> None:
+    r = _syntax_only(SURFACE / "custom_bufpool.cpp", "ascend310p", "-DCUSTOM=0")
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+@pytest.mark.parametrize("platform", SOCS)
+def test_a_custom_tbufpool_is_refused_at_its_macro(platform: str) -> None:
+    r = _syntax_only(SURFACE / "custom_bufpool.cpp", platform, "-DCUSTOM=1")
+    assert r.returncode != 0
+    first = next(line for line in r.stderr.splitlines() if "error:" in line)
+    assert "EXTERN_IMPL_BUFPOOL(MyBufPool): a custom TBufPool is not supported" in first, r.stderr[-2000:]
+    assert "use AscendC::TBufPool<pos, bufIDSize>" in first
+    assert f"custom_bufpool.cpp:{line_of('custom_bufpool.cpp', 'extern-impl')}" in r.stderr
+
+
+# ------------------------------------------------------------------------------------------------ op_host tiling
+OP_HOST_TILING = {
+    "ASCEMU_TILING_STRUCT": "optiling::ScaleAddTilingData",
+    "ASCEMU_TILING_HEADER": '"scale_add_tiling.h"',
+}
+
+
+class ScaleAddTiling(ctypes.Structure):
+    """surface/op_host/scale_add_tiling.h ScaleAddTilingData."""
+
+    _fields_ = [("totalLength", ctypes.c_uint32), ("tileLength", ctypes.c_uint32), ("scale", ctypes.c_float)]
+
+
+def test_get_tiling_data_without_a_known_struct_names_the_fix() -> None:
+    r = _syntax_only(SURFACE / "opnn_scale_add.cpp", "ascend910b")
+    assert r.returncode != 0
+    first = next(line for line in r.stderr.splitlines() if "error:" in line)
+    assert "GET_TILING_DATA: the tiling struct's type is not known here" in first, r.stderr[-2000:]
+    for fix in ("REGISTER_TILING_DEFAULT(YourTilingData)", "-DASCEMU_TILING_STRUCT=", "-DASCEMU_TILING_HEADER="):
+        assert fix in first
+    assert f"opnn_scale_add.cpp:{line_of('opnn_scale_add.cpp', 'get-tiling')}" in r.stderr
+
+
+def test_an_ops_nn_kernel_runs_with_its_op_host_tiling_struct() -> None:
+    """The worked example of docs/emulator.md: the kernel unchanged, the struct named by the build."""
+    kernel = load(
+        SURFACE / "opnn_scale_add.cpp",
+        "opnn_scale_add",
+        "Ascend910B1",
+        defines=OP_HOST_TILING,
+        include_dirs=[SURFACE / "op_host"],
+        opt="-O1",
+    )
+    n = 4 * 4 * 256
+    rng = np.random.default_rng(7)
+    x, y = rng.normal(size=n).astype(np.float32), rng.normal(size=n).astype(np.float32)
+    z = np.zeros(n, np.float32)
+    run = kernel[4](In(x), In(y), Out(z, fill=0), workspace=1024, tiling=ScaleAddTiling(n, 256, 1.5))
+    assert run.exit_code == 0 and not loud(run), loud(run)
+    np.testing.assert_array_equal(z.view(np.uint32), (x * np.float32(1.5) + y).view(np.uint32))

@@ -25,6 +25,7 @@
 #include "ascemu/reduce.h"
 #include "ascemu/sync.h"
 #include "ascemu/system.h"
+#include "ascemu/list_tensor.h"
 
 namespace ascemu {
 // Declares [ptr, ptr+bytes) a user-level GM sync-flag region: exempt from race checks; reads acquire.

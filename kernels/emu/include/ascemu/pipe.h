@@ -703,3 +703,11 @@ inline AscendC::TPipe* GetTPipePtr() { return AscendC::ascemu_current_pipe(); }
 namespace AscendC {
 using ::GetTPipePtr;
 }  // namespace AscendC
+
+// A user-defined TBufPool (Ascend C API reference "EXTERN_IMPL_BUFPOOL"; CANN marks it experimental) places queue
+// and TBuf buffers itself through CANN's internal buffer handles (InitStartBufHandle / InitBufHandle), which ascemu
+// does not have: its queues own their UB bookkeeping.  The macro is refused where the class uses it.
+#define EXTERN_IMPL_BUFPOOL(EXT_BUFPOOL, POSITION, BUFID_SIZE)                                                      \
+    static_assert(false, "EXTERN_IMPL_BUFPOOL(" #EXT_BUFPOOL "): a custom TBufPool is not supported by ascemu "       \
+                         "(its InitBuffer sets CANN's internal buffer handles, which the emulator does not model); " \
+                         "use AscendC::TBufPool<pos, bufIDSize> with TPipe::InitBufPool and TBufPool::InitBuffer")

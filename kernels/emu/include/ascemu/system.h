@@ -300,6 +300,18 @@ inline bool tiling_key_in(K... k) { return ((tiling_key() == (int64_t)k) || ...)
 }  // namespace ascemu
 #define TILING_KEY_LIST(...) (::ascemu::tiling_key_in(__VA_ARGS__))
 
+// CANN's build generates the kernel-side tiling struct from the op_host registration; ascemu learns it from
+// REGISTER_TILING_DEFAULT in the kernel (a local alias that hides this global one) or from -DASCEMU_TILING_STRUCT.
+// Without either, GET_TILING_DATA stops the build at its own line, naming the fix.
+namespace ascemu {
+struct TilingStructNotRegistered {};
+}  // namespace ascemu
+using ascemu_tiling_t = ::ascemu::TilingStructNotRegistered;
+#define ASCEMU_TILING_NOT_REGISTERED                                                                                 \
+    "GET_TILING_DATA: the tiling struct's type is not known here. Write REGISTER_TILING_DEFAULT(YourTilingData); in " \
+    "the kernel before GET_TILING_DATA, or build with -DASCEMU_TILING_STRUCT=YourTilingData (for a struct defined "  \
+    "with BEGIN_TILING_DATA_DEF in an op_host header, also -DASCEMU_TILING_HEADER='\"xxx_tiling.h\"' with its "       \
+    "folder on the include path), or use GET_TILING_DATA_WITH_STRUCT(YourTilingData, data, tiling)"
 #define REGISTER_TILING_DEFAULT(S) using ascemu_tiling_t = S
 #define REGISTER_TILING_FOR_TILINGKEY(k, S)
 #ifdef ASCEMU_TILING_STRUCT
@@ -307,8 +319,10 @@ inline bool tiling_key_in(K... k) { return ((tiling_key() == (int64_t)k) || ...)
     ASCEMU_TILING_STRUCT d;   \
     ::ascemu::load_tiling(&d, sizeof(d), (const void*)(t), std::source_location::current())
 #else
-#define GET_TILING_DATA(d, t) \
-    ascemu_tiling_t d;        \
+#define GET_TILING_DATA(d, t)                                                                              \
+    static_assert(!std::is_same_v<ascemu_tiling_t, ::ascemu::TilingStructNotRegistered>,                   \
+                  ASCEMU_TILING_NOT_REGISTERED);                                                           \
+    ascemu_tiling_t d;                                                                                     \
     ::ascemu::load_tiling(&d, sizeof(d), (const void*)(t), std::source_location::current())
 #endif
 #define GET_TILING_DATA_WITH_STRUCT(S, d, t) \
@@ -327,6 +341,11 @@ inline bool tiling_key_in(K... k) { return ((tiling_key() == (int64_t)k) || ...)
     }                       \
     ;
 #define REGISTER_TILING_DATA_CLASS(op, cls)
+// The op_host header that defines the tiling struct (BEGIN_TILING_DATA_DEF), for -DASCEMU_TILING_STRUCT: CANN's
+// kernels do not include it, CANN's build generates the struct from it.
+#ifdef ASCEMU_TILING_HEADER
+#include ASCEMU_TILING_HEADER
+#endif
 
 #define ascendc_assert(cond, ...)                                                                                \
     do {                                                                                                         \
