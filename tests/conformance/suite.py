@@ -148,7 +148,16 @@ IDIOMS: tuple[Idiom, ...] = (
     Idiom(
         "flags-literal",
         "`SetFlag` / `WaitFlag<HardEvent>(EVENT_ID0)` with no TPipe",
-        (r"\bSetFlag<\s*(?:AscendC::)?HardEvent::\w+\s*>\(\s*EVENT_ID0\s*\)", r"\bWaitFlag<[^>]*>\(\s*EVENT_ID0\s*\)"),
+        (
+            r"\A(?![\s\S]*\bTPipe\b)",  # no TPipe anywhere in the code
+            r"\bSetFlag<\s*(?:AscendC::)?HardEvent::\w+\s*>\(\s*EVENT_ID0\s*\)",
+            r"\bWaitFlag<[^>]*>\(\s*EVENT_ID0\s*\)",
+        ),
+    ),
+    Idiom(
+        "flags-literal-tpipe",
+        "`SetFlag` / `WaitFlag<HardEvent>(EVENT_ID0)` beside a TPipe's queues",
+        (r"\bTPipe\b", r"\bSetFlag<\s*(?:AscendC::)?HardEvent::\w+\s*>\(\s*EVENT_ID0\s*\)"),
     ),
     Idiom("pipe-barrier-v", "`PipeBarrier<PIPE_V>()`", (r"\bPipeBarrier<PIPE_V>\(\)",)),
     Idiom("sync-all", "hard `SyncAll()` between cores", (r"\bSyncAll\(\)",)),
@@ -160,6 +169,14 @@ IDIOMS: tuple[Idiom, ...] = (
     ),
     Idiom("atomic-type", "`SetAtomicType<T>()`", (r"\bSetAtomicType<\w+>\(\)",)),
     Idiom("disable-dma-atomic", "`DisableDmaAtomic()`", (r"\bDisableDmaAtomic\(\)",)),
+    Idiom("init-global-memory", "`InitGlobalMemory` zeroing GM before a `SyncAll`", (r"\bInitGlobalMemory\s*\(",)),
+    Idiom("cce-aicore-guard", "a body guarded by `#if __CCE_AICORE__ == 220`", (r"#if\s+__CCE_AICORE__\s*==\s*220",)),
+    Idiom("div-ceil", "`DivCeil`", (r"\bDivCeil\s*\(",)),
+    Idiom(
+        "kernel-mode",
+        "`SetKernelMode(KernelMode::AIV_MODE)` in a CPU-twin main",
+        (r"\bSetKernelMode\(\s*KernelMode::",),
+    ),
     Idiom(
         "user-workspace",
         "`GetUserWorkspace` after `SetSysWorkspace`",
@@ -184,6 +201,16 @@ IDIOMS: tuple[Idiom, ...] = (
         "mask-counter",
         "counter mode: `SetMaskCount`, `SetVectorMask`, `SetMaskNorm`",
         (r"\bSetMaskCount\(\)", r"\bSetVectorMask<", r"\bSetMaskNorm\(\)"),
+    ),
+    Idiom(
+        "reduce-counter",
+        "`ReduceRepeat` in counter mode over a length that is not a whole number of repeats",
+        (r"\bSetMaskCount\(\)", r"\bReduceRepeat<[^;()]*,\s*false\s*>\s*\(\s*\w+\s*,\s*\w+\s*,\s*MASK_PLACEHOLDER"),
+    ),
+    Idiom(
+        "gather-mask-counter",
+        "`GatherMask` in counter mode (reduceMode true, mask = the element count)",
+        (r"\bGatherMask\s*\([^;]*,\s*true\s*,",),
     ),
     Idiom(
         "repeat-params",
@@ -266,6 +293,7 @@ Pool1dTilingData = _struct("Pool1dTilingData", lengthPerCore=u32)
 SoftplusTilingData = _struct("SoftplusTilingData", formerNum=u32, formerLength=u32, tailLength=u32, tileLength=u32)
 AddcmulTiling = _struct("AddcmulTiling", blockLength=u32, value=f32c)
 LayerNormTilingData = _struct("LayerNormTilingData", rowsPerCore=u32, epsilon=f32c)
+ChunkStatsTilingData = _struct("ChunkStatsTilingData", length=u32)
 
 F32 = np.float32
 
@@ -304,6 +332,12 @@ def _reduce_sum(a: Arrays) -> Arrays:
     y = np.zeros(16, F32)
     y[0] = y[8] = total
     return {"y": y}
+
+
+def _chunk_stats(a: Arrays) -> Arrays:
+    cores = a["x"].reshape(4, 1008)  # integers: every order of summation is exact
+    sums = np.stack([np.array([c[i : i + 64].sum() for i in range(0, 1008, 64)], F32) for c in cores])
+    return {"sums": sums.reshape(-1), "evens": cores[:, ::2].reshape(-1)}
 
 
 def _softplus(x: np.ndarray) -> np.ndarray:
@@ -379,6 +413,7 @@ KERNELS: tuple[Kernel, ...] = (
             "init-process-class",
             "tque-double-buffer",
             "block-idx-api",
+            "kernel-mode",
             "LeakyRelu",
         ),
         (
@@ -445,6 +480,8 @@ KERNELS: tuple[Kernel, ...] = (
             "atomic-add",
             "disable-dma-atomic",
             "user-workspace",
+            "init-global-memory",
+            "flags-literal-tpipe",
             "Add",
             "Duplicate",
             "ReduceSum",
@@ -459,7 +496,6 @@ KERNELS: tuple[Kernel, ...] = (
                 _reduce_sum,
                 # GetUserWorkspace is the system workspace + 16 MiB on 910B
                 lambda a: Launch(8, ("x", "y"), (16 << 20) + 1024, ReduceSumTilingData(8 * 2048, 512)),
-                initial=lambda a: {"y": np.zeros(16, F32)},
                 printf=lambda a: ((0, f"reduce_sum: 8 cores, total {a['x'].sum(dtype=np.float64):f}\n"),),
             ),
         ),
@@ -731,6 +767,8 @@ KERNELS: tuple[Kernel, ...] = (
             "tbuf-veccalc",
             "tail-datacopypad",
             "pipe-barrier-v",
+            "cce-aicore-guard",
+            "div-ceil",
             "Add",
             "Adds",
             "Muls",
@@ -745,6 +783,33 @@ KERNELS: tuple[Kernel, ...] = (
                 lambda rng: {"x": _normal(rng, 4099, 4)},
                 lambda a: {"y": _softplus(a["x"])},
                 lambda a: Launch(4, ("x", "y"), 32, SoftplusTilingData(3, 1025, 1024, 256)),
+            ),
+        ),
+    ),
+    Kernel(
+        "chunk_stats",
+        "chunk_stats.cpp",
+        "chunk_stats",
+        (P310, P910),
+        "ops-math kernel in counter mode on a length that is not a whole number of repeats",
+        (
+            "extern-c-aicore",
+            "tiling-by-value",
+            "init-process-class",
+            "div-ceil",
+            "GatherMask",
+            "ReduceRepeat",
+            "mask-counter",
+            "reduce-counter",
+            "gather-mask-counter",
+            "assert",
+        ),
+        (
+            Case(
+                "4x1008",  # 1008 floats a core: 15 whole repeats of 64 and one of 48
+                lambda rng: {"x": rng.integers(-1000, 1000, 4 * 1008).astype(F32)},
+                _chunk_stats,
+                lambda a: Launch(4, ("x", "sums", "evens", ChunkStatsTilingData(1008))),
             ),
         ),
     ),

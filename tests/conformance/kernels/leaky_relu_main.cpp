@@ -121,6 +121,7 @@ int32_t main(int32_t argc, char *argv[])
     }
     *reinterpret_cast<LeakyReluTilingData *>(tiling) = tilingHost;
 
+    AscendC::SetKernelMode(KernelMode::AIV_MODE);
     ICPU_RUN_KF(leaky_relu_custom, blockDim, x, y, workspace, tiling);
 
     bool written = WriteFile("./output/output_y.bin", y, outputByteSize);

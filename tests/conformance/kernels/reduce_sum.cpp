@@ -1,10 +1,11 @@
 // reduce_sum: the sum of a float32 vector over every core, y[0] by a two-phase reduction through the workspace and
 // y[8] by atomic accumulation (y[1..7], y[9..15] stay 0).
 // Style: a cann-ops multi-core reduction: `GM_ADDR workspace, GM_ADDR tiling` with GET_TILING_DATA, the user
-// workspace from GetUserWorkspace after SetSysWorkspace, each core's partial sum (ReduceSum of a tile accumulator)
-// staged in the workspace, a hard SyncAll() (so the kernel declares KERNEL_TYPE_MIX_AIV_1_0, as CANN's SyncAll page
-// asks), core 0 summing the staged partials with WholeReduceSum under a bit mask, every core adding its partial to
-// GM under SetAtomicAdd / DisableDmaAtomic, and core 0 printing the total with AscendC::printf.
+// workspace from GetUserWorkspace after SetSysWorkspace, y zeroed by core 0 with InitGlobalMemory before a SyncAll,
+// each core's partial sum (ReduceSum of a tile accumulator) staged in the workspace, a hard SyncAll() (so the kernel
+// declares KERNEL_TYPE_MIX_AIV_1_0, as CANN's SyncAll page asks), core 0 summing the staged partials with WholeReduceSum under a bit mask, every core adding its partial to
+// GM under SetAtomicAdd / DisableDmaAtomic, and core 0 printing the total with AscendC::printf after a V_S flag on
+// the literal EVENT_ID0 beside the pipe's queues.
 #include "kernel_operator.h"
 
 struct ReduceSumTilingData {
@@ -36,6 +37,10 @@ public:
     }
     __aicore__ inline void Process()
     {
+        if (blockIdx_ == 0) {
+            InitGlobalMemory(yGm_, 2 * SLOT, 0.0f);  // the atomic sum below starts from zero, whatever y held
+        }
+        SyncAll();
         LocalTensor<float> acc = accBuf_.Get<float>();
         Duplicate(acc, 0.0f, tileLength_);
         PipeBarrier<PIPE_V>();
@@ -83,9 +88,8 @@ private:
         }
         WholeReduceSum<float>(total, partials, mask, 1, 1, 1, 8);
 
-        event_t eventVS = static_cast<event_t>(pipe_.FetchEventID(HardEvent::V_S));
-        SetFlag<HardEvent::V_S>(eventVS);
-        WaitFlag<HardEvent::V_S>(eventVS);
+        SetFlag<HardEvent::V_S>(EVENT_ID0);  // a literal ID: no queue of this pipe holds V_S events
+        WaitFlag<HardEvent::V_S>(EVENT_ID0);
         AscendC::printf("reduce_sum: %u cores, total %f\n", blockNum_, total.GetValue(0));
 
         event_t eventVMte3 = static_cast<event_t>(pipe_.FetchEventID(HardEvent::V_MTE3));

@@ -4,7 +4,8 @@
 // REGISTER_TILING_DEFAULT + GET_TILING_DATA, KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY), the former / tail core
 // split (formerNum cores take one element more), tiles of tileLength with a shorter last tile, and every GM move a
 // DataCopyPad with DataCopyExtParams (byte lengths, so neither the core boundaries nor the tail need 32-byte
-// alignment); Abs, Muls, Exp, Adds, Ln, Relu, Add with PipeBarrier<PIPE_V> between dependent steps.
+// alignment); Abs, Muls, Exp, Adds, Ln, Relu, Add with PipeBarrier<PIPE_V> between dependent steps; DivCeil for the
+// tile count, and the body guarded by `#if __CCE_AICORE__ == 220` as ops-nn guards its Atlas A2 paths.
 #include "kernel_operator.h"
 
 struct SoftplusTilingData {
@@ -42,7 +43,7 @@ public:
     }
     __aicore__ inline void Process()
     {
-        const uint32_t tileNum = (blockLength_ + tileLength_ - 1) / tileLength_;
+        const uint32_t tileNum = DivCeil(blockLength_, tileLength_);
         for (uint32_t i = 0; i < tileNum; ++i) {
             const uint32_t count = i + 1 == tileNum ? blockLength_ - i * tileLength_ : tileLength_;
             CopyIn(i, count);
@@ -102,7 +103,9 @@ extern "C" __global__ __aicore__ void softplus(GM_ADDR x, GM_ADDR y, GM_ADDR wor
     REGISTER_TILING_DEFAULT(SoftplusTilingData);
     GET_TILING_DATA(tilingData, tiling);
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
+#if __CCE_AICORE__ == 220
     KernelSoftplus op;
     op.Init(x, y, tilingData);
     op.Process();
+#endif
 }
