@@ -1,20 +1,24 @@
 """Precision comparison: compare(actual, expected, dtype) -> Report; assert_close is a thin wrapper.
 
-One vectorized pass in float64 (bf16 upcast through ml_dtypes) resolves NaN/Inf agreement, then the chosen
-standard (exact, double_thousandth, single_benchmark, mixed_tolerance; tables in _standards.py) judges the
-finite pairs. ULP distances use the output dtype's bit patterns, mapped sign-magnitude -> ordered integer.
+The flat arrays are judged in blocks of CHUNK elements, runs of blocks on the shared thread pool, so no
+temporary is as large as the output. In a block, bit-identical elements are tallied from their bits alone; the
+others are upcast to float64 (bf16 through ml_dtypes), NaN/Inf agreement is resolved, and the chosen standard
+(exact, double_thousandth, single_benchmark, mixed_tolerance; tables in _standards.py) judges the finite pairs.
+Block tallies merge exactly (counts, maxima, fsum), whatever the number of workers. ULP distances use the output
+dtype's bit patterns, mapped sign-magnitude -> ordered integer.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
-from ._standards import JUDGES, STANDARDS, Outcome, Pairs, float_pairs, int_pairs
+from ._parallel import map_runs, scratch
+from ._standards import JUDGES, STANDARDS, UBITS, Equal, bits_of, float_pairs, int_pairs, merge
 from .dtypes import NUMPY, canonical, is_float
 from .errors import InvalidAttr, InvalidDtype, InvalidShape, UnknownName
 
@@ -107,38 +111,6 @@ def _jsonable(x: Any) -> Any:
     return str(x)
 
 
-def _top(x: np.ndarray, k: int) -> np.ndarray:
-    """Indices of the k largest values, largest first, ties by position.
-
-    A strided sample's k-th largest value bounds the answer from below, so only the few elements above it
-    (plus the first ties) go through argpartition instead of all 16M."""
-    k = min(k, x.size)
-    if k <= 0:
-        return np.zeros(0, np.int64)
-    cand = np.arange(x.size)
-    if x.size > 65536 and k <= 1024:
-        sample = x[:: x.size // 16384]
-        thr = np.partition(sample, sample.size - k)[sample.size - k]
-        if np.isnan(thr):  # severity is NaN-free by construction; stay correct if not
-            return _top(np.nan_to_num(x, nan=-np.inf), k)
-        cand = np.flatnonzero(x > thr)
-        if cand.size < k:
-            cand = np.concatenate([cand, np.flatnonzero(x == thr)[: k - cand.size]])
-    if cand.size > k:
-        cand = cand[np.argpartition(-x[cand], k - 1)[:k]]
-    return cand[np.lexsort((cand, -x[cand]))]
-
-
-def _pick(fail: np.ndarray, severity: np.ndarray, n: int) -> np.ndarray:
-    failing = np.flatnonzero(fail)
-    chosen = failing[_top(severity[failing], n)]
-    if chosen.size < n:
-        rest = severity.copy()
-        rest[failing] = -np.inf
-        chosen = np.concatenate([chosen, _top(rest, min(n - chosen.size, rest.size - failing.size))])
-    return chosen
-
-
 def check_standard(standard: str | None) -> None:
     if standard is not None and standard not in STANDARDS:
         raise UnknownName("standard", standard, ", ".join(STANDARDS))
@@ -156,6 +128,15 @@ def _check(actual: Any, expected: Any, dtype: str, standard: str | None, worst: 
     if isinstance(worst, bool) or not isinstance(worst, (int, np.integer)) or worst < 0:
         raise InvalidAttr("worst", worst, "an integer >= 0")
     return dtype, a, g
+
+
+CHUNK: Final = 1 << 18  # elements per block (a block with at most 1/SPARSE of them differing in bits upcasts
+SPARSE: Final = 8  # only those; the others are tallied from their bits)
+DENSE: Final = 1 << 16  # elements upcast at once: their float64 temporaries (~10 an element) stay in cache
+MIN_RUN: Final = 2  # blocks a worker takes at least
+# Tally keys every comparison reports (a block of bit-identical elements adds to a few of them only).
+_COUNTS: Final = ("failed", "special_fail", "nan_mismatch", "inf_mismatch", "bad_ulp", "bit_equal", "ulp0", "ulp1")
+_ZERO: Final[dict[str, Any]] = {**dict.fromkeys(_COUNTS, 0), "ulp_sum": 0, "ulp_max": 0, "max_abs": 0.0, "max_rel": 0.0}
 
 
 def compare(
@@ -193,54 +174,37 @@ def compare(
         notes.append("empty output: nothing to compare")
     std = asked if floating else "exact"
     with np.errstate(all="ignore"):
-        p, ulp, o = _judge(a, g, dtype, std)
-        finite: Any = True
-        if p.special.size:
-            finite = np.ones(a.size, bool)
-            finite[p.special] = False
-        max_abs = float(np.max(p.err, where=finite, initial=0.0)) if a.size else 0.0
-        max_rel = float(np.max(o.rel, where=finite, initial=0.0)) if a.size else 0.0
-        nan_a, nan_g = np.isnan(p.a[p.special]), np.isnan(p.g[p.special])
-        bad_ulp = int((nan_a | nan_g).sum())  # ulp is -1 there: undefined next to a NaN
-        valid = a.size - bad_ulp
-        ulp0, ulp1 = int((ulp == 0).sum()), int((ulp == 1).sum())
-        chosen = _pick(o.fail, o.severity, worst)
-        elements = tuple(_element(int(i), a, g, p, o.rel, ulp, inputs, locate) for i in chosen)
+        t, chosen = _scan(a, g, dtype, std, worst)
+        elements = _elements(chosen, a, g, dtype, std, inputs, locate)
+    v = JUDGES[std].verdict(t, a.size, dtype)
+    valid = a.size - t["bad_ulp"]  # ULP is undefined next to a NaN
     return Report(
         name=name,
         dtype=dtype,
         standard=std,
         shape=tuple(a.shape),
-        thresholds=o.thresholds,
-        passed=bool(o.passed),
+        thresholds=v.thresholds,
+        passed=bool(v.passed),
         numel=int(a.size),
-        failed=int(o.fail.sum()),
-        nan_mismatch=int((nan_a != nan_g).sum()),
-        inf_mismatch=int((p.special_fail & ~nan_a & ~nan_g).sum()),
-        max_abs_err=max_abs,
-        max_rel_err=max_rel,
-        mere=o.metrics.get("mere"),
-        mare=o.metrics.get("mare"),
-        bit_exact_ratio=float(p.bit_equal.sum()) / a.size if a.size else 1.0,
-        max_ulp=int(ulp.max(initial=0)),
-        mean_ulp=float(ulp.sum() + bad_ulp) / valid if valid else 0.0,
-        ulp0=ulp0,
-        ulp1=ulp1,
-        ulp_gt1=valid - ulp0 - ulp1,
-        verdict=o.verdict,
+        failed=t["failed"],
+        nan_mismatch=t["nan_mismatch"],
+        inf_mismatch=t["inf_mismatch"],
+        max_abs_err=t["max_abs"],
+        max_rel_err=t["max_rel"],
+        mere=v.metrics.get("mere"),
+        mare=v.metrics.get("mare"),
+        bit_exact_ratio=t["bit_equal"] / a.size if a.size else 1.0,
+        max_ulp=t["ulp_max"],
+        mean_ulp=t["ulp_sum"] / valid if valid else 0.0,
+        ulp0=t["ulp0"],
+        ulp1=t["ulp1"],
+        ulp_gt1=valid - t["ulp0"] - t["ulp1"],
+        verdict=v.verdict,
         notes=tuple(notes),
         worst=elements,
-        metrics=o.metrics,
+        metrics=v.metrics,
         mode=mode,
     )
-
-
-def _judge(a: np.ndarray, g: np.ndarray, dtype: str, std: str) -> tuple[Pairs, np.ndarray, Outcome]:
-    p, ulp = (float_pairs if is_float(dtype) else int_pairs)(a.ravel(), g.ravel(), dtype)
-    o = JUDGES[std](p)
-    if p.special.size:  # agreeing specials never rank above real errors
-        o.severity[p.special] = np.where(p.special_fail, np.inf, 0.0)
-    return p, ulp, o
 
 
 def element_errors(actual: Any, expected: Any, dtype: str, standard: str | None = None) -> dict[str, np.ndarray]:
@@ -248,39 +212,220 @@ def element_errors(actual: Any, expected: Any, dtype: str, standard: str | None 
     `abs_err` (0 where NaN/Inf agree, inf where they disagree), `failed` (bool): the precision panel's data."""
     dtype, a, g = _check(actual, expected, dtype, standard, 0)
     std = (standard or "double_thousandth") if is_float(dtype) else "exact"
+    keep = {"ulp": np.empty(a.size, np.int64), "abs_err": np.empty(a.size), "failed": np.empty(a.size, bool)}
     with np.errstate(all="ignore"):
-        p, ulp, o = _judge(a, g, dtype, std)
-        return {"ulp": ulp, "abs_err": p.err, "failed": np.asarray(o.fail, bool)}
+        _scan(a, g, dtype, std, 0, keep)
+    return keep
 
 
-def _element(
-    i: int,
+def _scan(
+    a: np.ndarray, g: np.ndarray, dtype: str, std: str, k: int, keep: dict[str, np.ndarray] | None = None
+) -> tuple[dict[str, Any], np.ndarray]:
+    """Judge a against g block by block, runs of blocks in parallel: the merged tally and the flat positions of
+    the k worst elements in report order (failing ones by severity, then passing ones; ties by position).
+    `keep` receives every element's ulp, abs_err and failed."""
+    a, g = np.ravel(a), np.ravel(g)
+    n = a.size
+    blocks = [(lo, min(lo + CHUNK, n)) for lo in range(0, n, CHUNK)] or [(0, 0)]
+    # two blocks a worker at least: thread hand-offs cost more than a smaller share of the work saves
+    runs = map_runs(lambda run: _Run(a, g, dtype, std, k, keep).scan(run), blocks, min_run=MIN_RUN)
+    t = {**_ZERO, **merge(x for r in runs for x in r.tallies)}
+    failing = _Top.merged([r.failing for r in runs], k)
+    passing = _Top.merged([r.passing for r in runs], k - failing.size)
+    return t, np.concatenate([failing, passing])
+
+
+class _Top:
+    """The k largest severities offered, the earliest position first among equals. Offers come in increasing
+    position order, so what is held stays in position order and a later equal severity never displaces it."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+        self.sev = np.zeros(0)
+        self.pos = np.zeros(0, np.int64)
+        self.floor = -np.inf if k else np.inf  # an offer must exceed it: the k-th largest once k are held
+
+    @property
+    def full(self) -> bool:
+        return self.sev.size >= self.k
+
+    def offer(self, sev: np.ndarray, pos: np.ndarray) -> None:
+        if not sev.size or not self.k:
+            return
+        s, p = np.concatenate([self.sev, sev]), np.concatenate([self.pos, pos])
+        if s.size > self.k:
+            kth = np.partition(s, s.size - self.k)[s.size - self.k]
+            above = np.flatnonzero(s > kth)
+            keep = np.concatenate([above, np.flatnonzero(s == kth)[: self.k - above.size]])
+            keep.sort()
+            s, p = s[keep], p[keep]
+        self.sev, self.pos = s, p
+        if self.full:
+            self.floor = float(s.min())
+
+    @staticmethod
+    def merged(tops: list[_Top], k: int) -> np.ndarray:
+        """The positions the runs' tops hold (runs in position order), the k largest first."""
+        top = _Top(k)
+        for t in tops:
+            top.offer(t.sev, t.pos)
+        return top.pos[np.lexsort((top.pos, -top.sev))]
+
+
+class _Run:
+    """One worker's contiguous run of blocks: a tally per block and the worst failing / passing elements."""
+
+    def __init__(self, a: np.ndarray, g: np.ndarray, dtype: str, std: str, k: int, keep: dict[str, np.ndarray] | None):
+        self.a, self.g, self.dtype, self.std, self.k, self.keep = a, g, dtype, JUDGES[std], k, keep
+        out = NUMPY[dtype]
+        # Bit patterns decide equality directly when both sides hold the output dtype (else float64 values do).
+        self.by_bits = a.dtype == g.dtype == out and keep is None
+        self.bits = np.dtype(UBITS[out.itemsize])
+        self.floating = is_float(dtype)
+        self.absmask = (1 << (8 * out.itemsize - 1)) - 1  # clears the sign bit
+        self.inf = bits_of(np.inf, dtype) if self.floating else 0
+        self.tallies: list[dict[str, Any]] = []
+        self.failing, self.passing = _Top(k), _Top(k)
+
+    def scan(self, blocks: Sequence[tuple[int, int]]) -> _Run:
+        with np.errstate(all="ignore"):  # per thread (a context variable): NaN/Inf data warns in every formula
+            for lo, hi in blocks:
+                self._block(self.a[lo:hi], self.g[lo:hi], lo)
+        return self
+
+    def _block(self, a: np.ndarray, g: np.ndarray, lo: int) -> None:
+        if self.by_bits:
+            eq = np.equal(a.view(self.bits), g.view(self.bits), out=scratch(a.size, np.bool_, "equal"))
+            differ = eq.size - int(np.count_nonzero(eq))
+            if differ * SPARSE <= eq.size:
+                pos = self._equal(g, eq if differ else None, lo)
+                sev = np.zeros(pos.size)
+                if differ:
+                    idx = np.flatnonzero(~eq)
+                    (fpos, fsev), (ppos, psev) = self._judge(a[idx], g[idx], lo, idx)
+                    self.failing.offer(fsev, fpos)
+                    pos, sev = np.concatenate([pos, ppos]), np.concatenate([sev, psev])
+                    order = np.argsort(pos, kind="stable")  # offers go in position order
+                    pos, sev = pos[order], sev[order]
+                self.passing.offer(sev, pos)
+                return
+        for at in range(0, max(a.size, 1), DENSE):
+            (fpos, fsev), (ppos, psev) = self._judge(a[at : at + DENSE], g[at : at + DENSE], lo + at, None)
+            self.failing.offer(fsev, fpos)
+            self.passing.offer(psev, ppos)
+
+    def _equal(self, g: np.ndarray, mask: np.ndarray | None, lo: int) -> np.ndarray:
+        """Tally a block's bit-identical elements (no error, ULP 0 but undefined at a NaN, severity 0); return the
+        positions of those that may still rank among the worst: the first k, while fewer are held."""
+        same = g.size if mask is None else int(np.count_nonzero(mask))
+        nan = 0
+        t: dict[str, Any] = {}
+        if self.floating:
+            absbits = np.bitwise_and(g.view(self.bits), self.absmask, out=scratch(g.size, self.bits, "absbits"))
+            e = Equal(self.dtype, absbits, mask, g, lo)
+            nan = same - e.below(self.inf + 1)
+            t = self.std.equal(e)
+        self.tallies.append({"bit_equal": same, "ulp0": same - nan, "bad_ulp": nan, **t})
+        if self.passing.full or self.failing.full:
+            return np.zeros(0, np.int64)
+        return lo + (np.arange(min(self.k, g.size)) if mask is None else np.flatnonzero(mask)[: self.k])
+
+    def _judge(self, a: np.ndarray, g: np.ndarray, lo: int, idx: np.ndarray | None) -> tuple[Candidates, Candidates]:
+        """Judge a block (or its elements at idx) in float64: tally it; return the failing and the passing elements
+        that may rank among the worst (position, severity)."""
+        p = (float_pairs if self.floating else int_pairs)(a, g, self.dtype)
+        p.base, p.index = lo, idx
+        j = self.std.judge(p)
+        sev, ulp = j.severity, p.ulp
+        t: dict[str, Any] = {"special_fail": 0, "nan_mismatch": 0, "inf_mismatch": 0, "bad_ulp": 0}
+        if p.special.size:  # agreeing specials never rank above real errors
+            sev[p.special] = np.where(p.special_fail, np.inf, 0.0)
+            nan_a, nan_g = np.isnan(p.a[p.special]), np.isnan(p.g[p.special])
+            t["special_fail"] = int(np.count_nonzero(p.special_fail))
+            t["nan_mismatch"] = int(np.count_nonzero(nan_a != nan_g))
+            t["inf_mismatch"] = int(np.count_nonzero(p.special_fail & ~nan_a & ~nan_g))
+            t["bad_ulp"] = int(np.count_nonzero(nan_a | nan_g))
+            finite = np.ones(p.err.size, bool)
+            finite[p.special] = False
+            max_abs = np.max(p.err, where=finite, initial=0.0)
+            max_rel = np.max(j.rel, where=finite, initial=0.0)
+        else:
+            max_abs, max_rel = p.err.max(initial=0.0), j.rel.max(initial=0.0)
+        failed = int(np.count_nonzero(j.fail))
+        ulp_max = int(ulp.max(initial=0))
+        t |= {
+            "failed": failed,
+            "bit_equal": int(np.count_nonzero(p.bit_equal)),
+            "ulp0": int(np.count_nonzero(ulp == 0)),
+            "ulp1": int(np.count_nonzero(ulp == 1)),
+            "ulp_sum": _exact_sum(ulp, ulp_max) + t["bad_ulp"],  # the -1s cancelled: the sum of defined ULPs
+            "ulp_max": ulp_max,
+            "max_abs": float(max_abs),
+            "max_rel": float(max_rel),
+            **j.tally,
+        }
+        self.tallies.append(t)
+        if self.keep is not None:
+            hi = lo + p.err.size
+            self.keep["ulp"][lo:hi], self.keep["abs_err"][lo:hi], self.keep["failed"][lo:hi] = ulp, p.err, j.fail
+        none = np.zeros(0, np.int64)
+        fail_at = pass_at = none
+        if failed and self.k:
+            fail_at = np.flatnonzero(j.fail & (sev > self.failing.floor))
+        if not self.failing.full and self.k:  # with k failing, passing elements are never shown
+            hot = sev > self.passing.floor
+            if failed:
+                hot &= ~j.fail
+            pass_at = np.flatnonzero(hot)
+        return (
+            (fail_at + lo if idx is None else idx[fail_at] + lo, sev[fail_at]),
+            (pass_at + lo if idx is None else idx[pass_at] + lo, sev[pass_at]),
+        )
+
+
+Candidates = tuple[np.ndarray, np.ndarray]  # flat positions (increasing), their severities
+
+
+def _exact_sum(ulp: np.ndarray, largest: int) -> int:
+    """ulp.sum() without int64 overflow (int64 outputs' distances reach 2^63): halves summed apart when needed."""
+    if largest < 2**47 // max(ulp.size, 1):
+        return int(ulp.sum())
+    return (int((ulp >> 32).sum()) << 32) + int((ulp & 0xFFFFFFFF).sum())
+
+
+def _elements(
+    chosen: np.ndarray,
     a: np.ndarray,
     g: np.ndarray,
-    p: Pairs,
-    rel: np.ndarray,
-    ulp: np.ndarray,
+    dtype: str,
+    std: str,
     inputs: Callable[[tuple[int, ...]], dict[str, Any]] | None,
     locate: Callable[[int], object] | None,
-) -> Element:
-    index = tuple(int(k) for k in np.unravel_index(i, a.shape))
-    flat_a, flat_g = a.reshape(-1)[i], g.reshape(-1)[i]
-    exp_v, act_v = (
-        (float(flat_g), float(flat_a))
-        if np.issubdtype(p.g.dtype, np.floating) and is_float(p.dtype)
-        else (int(flat_g), int(flat_a))
-    )
-    return Element(
-        index=index,
-        flat=i,
-        expected=exp_v,
-        actual=act_v,
-        abs_err=float(abs(p.a[i] - p.g[i])),
-        rel_err=float(rel[i]),
-        ulp=None if ulp[i] < 0 else int(ulp[i]),
-        inputs=dict(inputs(index)) if inputs else {},
-        location=str(locate(i)) if locate else "",
-    )
+) -> tuple[Element, ...]:
+    """The chosen elements, judged again on their own (every per-element figure depends on that element only)."""
+    if not chosen.size:
+        return ()
+    flat_a, flat_g = np.ravel(a)[chosen], np.ravel(g)[chosen]
+    p = (float_pairs if is_float(dtype) else int_pairs)(flat_a, flat_g, dtype)
+    rel = JUDGES[std].judge(p).rel
+    as_value = float if is_float(dtype) else int
+    elements = []
+    for e, i in enumerate(chosen.tolist()):
+        index = tuple(int(x) for x in np.unravel_index(i, a.shape))
+        elements.append(
+            Element(
+                index=index,
+                flat=i,
+                expected=as_value(flat_g[e]),
+                actual=as_value(flat_a[e]),
+                abs_err=float(abs(p.a[e] - p.g[e])),
+                rel_err=float(rel[e]),
+                ulp=None if p.ulp[e] < 0 else int(p.ulp[e]),
+                inputs=dict(inputs(index)) if inputs else {},
+                location=str(locate(i)) if locate else "",
+            )
+        )
+    return tuple(elements)
 
 
 def assert_close(actual: Any, expected: Any, dtype: str, standard: str | None = None, **kw: Any) -> Report:

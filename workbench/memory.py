@@ -2,8 +2,9 @@
 
 A run holds the inputs, the golden outputs, the kernel's outputs and the emulator's GM files (tmpfs, so
 memory too) at once, plus the largest of three passes of float64 temporaries: making the inputs, computing
-the golden, comparing. The estimate is an upper bound of what tracemalloc measures (tests/test_memory.py);
-the default budget is a share of the memory the system reports available now.
+the golden, comparing (block by block: bounded by the block size and the workers). The estimate is an upper
+bound of what tracemalloc measures (tests/test_memory.py); the default budget is a share of the memory the
+system reports available now.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ._parallel import runs
+from .compare import CHUNK, DENSE, MIN_RUN
 from .dtypes import itemsize
 from .errors import InvalidInput, WorkbenchError
 
@@ -22,10 +25,12 @@ if TYPE_CHECKING:
     from .tiling import TilingPlan
 
 DEFAULT_SHARE = 0.5  # of MemAvailable: leaves room for the notebook, the compiler and the page cache
-# float64 temporaries per element of the largest tensor, the worst of the three passes
-# (compare: both sides upcast, error, relative error, severity, ULP distance, masks: about 8, measured by
-# tests/test_memory.py; 10 leaves a margin)
-TEMPORARY_F64_PER_ELEMENT = 10
+# float64 temporaries per element of the largest tensor for the whole-tensor intermediates of the inputs and the
+# goldens (fp16 inputs are drawn as float32 first: 1.0, measured by tests/test_memory.py) ...
+TEMPORARY_F64_PER_ELEMENT = 1
+# ... or per element the comparison upcasts at once (compare.DENSE a worker): both sides, errors, severity, ULP
+# distances, masks (about 10 measured), whichever pass needs more
+DENSE_F64_PER_ELEMENT = 12
 
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
@@ -101,9 +106,14 @@ def estimate(case: Case, plan: TilingPlan | None = None) -> Estimate:
             "golden outputs": outs,
             "kernel outputs": outs,
             "GM files": inputs + outs + (plan.workspace_bytes if plan is not None else 0),
-            "float64 temporaries": TEMPORARY_F64_PER_ELEMENT * 8 * largest,
+            "float64 temporaries": 8 * max(TEMPORARY_F64_PER_ELEMENT * largest, compare_f64(largest)),
         }
     )
+
+
+def compare_f64(elements: int) -> int:
+    """float64 temporaries of comparing `elements` elements: a DENSE-element share per worker it uses."""
+    return DENSE_F64_PER_ELEMENT * min(elements, DENSE) * runs(-(-elements // CHUNK), MIN_RUN)
 
 
 def check(

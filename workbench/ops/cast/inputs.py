@@ -7,6 +7,7 @@ import math
 import ml_dtypes
 import numpy as np
 
+from ..._parallel import draw_blocks, scratch
 from ...case import Case
 from ...dtypes import NUMPY
 from ...edges import tile_edges
@@ -28,22 +29,58 @@ def _quantize(values: np.ndarray, src: str) -> np.ndarray:
     return f32.astype(ml_dtypes.bfloat16) if src == "bfloat16" else f32.astype(NUMPY[src])
 
 
+def _quantize_into(values: np.ndarray, src: str, out: np.ndarray) -> None:
+    """_quantize(values, src) written into `out` through this thread's scratch (no block-sized allocations)."""
+    if src == "float32":
+        np.copyto(out, values, casting="unsafe")
+        return
+    f32 = scratch(values.size, np.float32, "f32")
+    np.copyto(f32, values, casting="unsafe")
+    np.copyto(out, f32, casting="unsafe")
+
+
 def _float_range(src: str, dst: str) -> float:
     r = _R_INT32[src] if dst in ("int32", "int64") else _R.get(dst, 2.0)
     return min(r, float(ml_dtypes.finfo(NUMPY[src]).max))
 
 
-def _float_default(rng: np.random.Generator, n: int, src: str, dst: str) -> np.ndarray:
-    if dst == "bool":  # 25 % ±0, 10 % ±tiny normal, the rest U(-2, 2)
-        kind = rng.random(n)
-        sign = np.where(rng.random(n) < 0.5, -1.0, 1.0)
-        vals = np.where(kind < 0.25, 0.0, np.where(kind < 0.35, _TINY[src], rng.uniform(-2, 2, n))) * sign
-        return _quantize(vals, src)
-    r = _float_range(src, dst)
-    kind = rng.random(n)  # 50 % normal·s, 30 % U(-R, R), 20 % k + 0.5 / k + 0.25 with |k| < R
-    k = np.trunc(rng.uniform(-r + 1, r - 1, n)) + np.where(rng.random(n) < 0.5, 0.5, 0.25)
-    vals = np.where(kind < 0.5, rng.standard_normal(n) * _SCALE, np.where(kind < 0.8, rng.uniform(-r, r, n), k))
+def _bool_target(rng: np.random.Generator, n: int, src: str) -> np.ndarray:
+    """Float -> BOOL default inputs: 25 % ±0, 10 % ±tiny normal, the rest U(-2, 2)."""
+    kind = rng.random(n)
+    sign = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    vals = np.where(kind < 0.25, 0.0, np.where(kind < 0.35, _TINY[src], rng.uniform(-2, 2, n))) * sign
     return _quantize(vals, src)
+
+
+def _mixture(rng: np.random.Generator, n: int, r: float) -> np.ndarray:
+    """50 % normal·s, 30 % U(-R, R), 20 % k + 0.5 / k + 0.25 with |k| < R, in this thread's scratch.
+
+    One uniform u per element picks the component and, rescaled within the component's interval, is its uniform
+    draw (53 random bits are plenty); only the normal half draws again: random draws are what inputs cost. The
+    components are gathered by index (a boolean mask costs a mispredicted branch per element)."""
+    u, vals = scratch(n, np.float64, "u"), scratch(n, np.float64, "values")
+    rng.random(out=u)
+    np.subtract(u, 0.65, out=vals)
+    vals *= r / 0.15  # u in [0.5, 0.8) -> U(-R, R)
+    tail = np.flatnonzero(u >= 0.8)
+    k = u[tail]
+    k -= 0.8
+    k *= 10.0  # [0, 2): the integer part picks +0.5 / +0.25, the fraction gives k
+    quarter = k >= 1.0
+    k -= quarter
+    k *= 2.0
+    k -= 1.0
+    k *= r - 1.0
+    np.trunc(k, out=k)
+    k += 0.5
+    k -= 0.25 * quarter
+    vals[tail] = k
+    normal = np.flatnonzero(u < 0.5)
+    z = u[: normal.size]  # u is spent
+    rng.standard_normal(out=z)
+    z *= _SCALE
+    vals[normal] = z
+    return vals
 
 
 def _int_bounds(src: str, dst: str) -> tuple[int, int]:
@@ -82,31 +119,52 @@ def _exhaustive(rng: np.random.Generator, src: str, n: int) -> np.ndarray:
     return np.resize(np.arange(2 ** (8 * size), dtype=unsigned), n).view(NUMPY[src])
 
 
+def _draw(dist: str, rng: np.random.Generator, n: int, src: str, dst: str) -> np.ndarray:
+    """Integer and bool sources, float -> BOOL default inputs and random bit patterns (_fill has the rest)."""
+    if dist == "default":
+        return _bool_target(rng, n, src) if src in FLOATS else _int_default(rng, n, src, dst)
+    if dist == "uniform":
+        lo, hi = (0, 1) if src == "bool" else (int(np.iinfo(NUMPY[src]).min), int(np.iinfo(NUMPY[src]).max))
+        return rng.integers(lo, hi, n, dtype=np.int64, endpoint=True).astype(NUMPY[src])
+    if dist == "normal":
+        vals = rng.standard_normal(n) * _SCALE
+        if src == "bool":
+            return vals > 0
+        info = np.iinfo(NUMPY[src])
+        return np.clip(np.rint(vals), info.min, info.max).astype(NUMPY[src])
+    return _exhaustive(rng, src, n)
+
+
+def _fill(dist: str, rng: np.random.Generator, src: str, dst: str, out: np.ndarray) -> None:
+    """Draw out.size inputs into `out`, float values through this thread's scratch."""
+    n = out.size
+    if src not in FLOATS or dist == "exhaustive" or (dist == "default" and dst == "bool"):
+        out[...] = _draw(dist, rng, n, src, dst)
+    elif dist == "default":
+        _quantize_into(_mixture(rng, n, _float_range(src, dst)), src, out)
+    else:
+        u = scratch(n, np.float64, "u")
+        if dist == "uniform":  # numpy's uniform(-r, r) is -r + 2r·random(): the same values
+            r = _float_range(src, dst)
+            rng.random(out=u)
+            u *= 2.0 * r
+            u -= r
+        else:
+            rng.standard_normal(out=u)
+            u *= _SCALE
+        _quantize_into(u, src, out)
+
+
 def make_inputs(case: Case, rng: np.random.Generator, dist: str) -> dict[str, np.ndarray]:
     src, dst = case.dtypes
     n = math.prod(case.shape)
-    if dist == "default":
-        x = _float_default(rng, n, src, dst) if src in FLOATS else _int_default(rng, n, src, dst)
-    elif dist == "uniform":
-        if src in FLOATS:
-            r = _float_range(src, dst)
-            x = _quantize(rng.uniform(-r, r, n), src)
-        else:
-            lo, hi = (0, 1) if src == "bool" else (int(np.iinfo(NUMPY[src]).min), int(np.iinfo(NUMPY[src]).max))
-            x = rng.integers(lo, hi, n, dtype=np.int64, endpoint=True).astype(NUMPY[src])
-    elif dist == "normal":
-        vals = rng.standard_normal(n) * _SCALE
-        if src in FLOATS:
-            x = _quantize(vals, src)
-        elif src == "bool":
-            x = vals > 0
-        else:
-            info = np.iinfo(NUMPY[src])
-            x = np.clip(np.rint(vals), info.min, info.max).astype(NUMPY[src])
-    elif dist == "edges":
-        x = tile_edges(src, n)
-    elif dist == "exhaustive":
-        x = _exhaustive(rng, src, n)
-    else:
+    if dist not in DISTRIBUTIONS:
         raise InvalidInput("distribution", dist, ", ".join(DISTRIBUTIONS))
+    if dist == "edges":
+        x = tile_edges(src, n)
+    elif dist == "exhaustive" and NUMPY[src].itemsize <= 2:
+        x = _exhaustive(rng, src, n)  # no random draws: every bit pattern in order
+    else:  # in parallel blocks (draw_blocks: an array of one block is one sequential draw from rng)
+        x = np.empty(n, NUMPY[src])
+        draw_blocks(rng, x, lambda gen, block: _fill(dist, gen, src, dst, block))
     return {"x": np.ascontiguousarray(x).reshape(case.shape)}

@@ -1,6 +1,6 @@
 """Seeded EmbeddingDenseGrad inputs (docs/ops/embedding_dense_grad.md §7).
 
-grad ~ N(mu, sigma) with the ATK ranges, int32 indices.
+grad ~ N(mu, sigma) with the ATK ranges, int32 indices. grad is drawn in parallel blocks (_parallel.draw_blocks).
 
 Distributions (indices sorted unless named otherwise):
 - default: duplicate runs over a sparse key set (about a quarter of the rows of out are ever touched), a run
@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..._parallel import draw_blocks, scratch
 from ...edges import edge_values
 from .tiling import normalize_padding, plan
 
@@ -29,7 +30,23 @@ DISTRIBUTIONS = ("default", "uniform", "unique", "same", "zipf", "unsorted", "no
 
 def _atk_grad(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
     mu, sigma = rng.uniform(-100.0, 100.0), rng.uniform(1.0, 25.0)  # ATK ranges (§7)
-    return rng.normal(mu, sigma, shape).astype(np.float32)
+    grad = np.empty(shape, np.float32)
+
+    def fill(gen: np.random.Generator, block: np.ndarray) -> None:  # = gen.normal(mu, sigma), through scratch
+        z = scratch(block.size, np.float64, "draw")
+        gen.standard_normal(out=z)
+        z *= sigma
+        z += mu
+        np.copyto(block, z, casting="same_kind")
+
+    draw_blocks(rng, grad, fill)
+    return grad
+
+
+def _standard_grad(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    grad = np.empty(shape, np.float32)
+    draw_blocks(rng, grad, lambda gen, block: gen.standard_normal(out=block, dtype=np.float32))
+    return grad
 
 
 def _default_indices(case: Case, rng: np.random.Generator, n: int, nw: int) -> np.ndarray:
@@ -51,7 +68,7 @@ def _default_indices(case: Case, rng: np.random.Generator, n: int, nw: int) -> n
 def make_inputs(case: Case, rng: np.random.Generator, dist: str) -> dict[str, np.ndarray]:
     shape = tuple(case.shape)
     n, nw = math.prod(shape[:-1]), int(case.attrs["num_weights"])
-    grad = rng.standard_normal(shape, dtype=np.float32) if dist == "normal" else _atk_grad(rng, shape)
+    grad = _standard_grad(rng, shape) if dist == "normal" else _atk_grad(rng, shape)
     if n == 0 or nw == 0:  # no valid index exists when num_weights == 0; zeros keep the shape (§1.2 check 8 rejects)
         return {"grad": grad, "sort_indices": np.zeros(shape[:-1], np.int32)}
     if dist == "default":

@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..._parallel import draw_blocks, scratch
 from ...dtypes import np_dtype
 from ...edges import edge_values
+from ..cast.golden import cast
 
 if TYPE_CHECKING:
     from ...case import Case
@@ -29,7 +31,7 @@ def _one_hot(rng: np.random.Generator, a: int, c: int) -> tuple[np.ndarray, np.n
 
 def _edges(rng: np.random.Generator, dtype: str, a: int, c: int) -> tuple[np.ndarray, np.ndarray]:
     """S23-S25 row patterns cycling with the row index, plus rows filled with the dtype's finite edges."""
-    x = rng.standard_normal((a, c), dtype=np.float32)
+    x = _features(rng, "edges", dtype, a, c)
     y, hot = _one_hot(rng, a, c)
     if c == 0:
         return x, y
@@ -49,37 +51,64 @@ def _edges(rng: np.random.Generator, dtype: str, a: int, c: int) -> tuple[np.nda
     return x, y
 
 
+def _scaled(gen: np.random.Generator, block: np.ndarray, scale: float, offset: float, uniform: bool) -> None:
+    """block = offset + scale·(random() or standard_normal()) computed in float64, as numpy's uniform(lo, hi)
+    (lo + (hi - lo)·random()) and normal(0, s) compute it; the float64 values in this thread's scratch."""
+    u = scratch(block.size, np.float64, "draw")
+    if uniform:
+        gen.random(out=u)
+    else:
+        gen.standard_normal(out=u)
+    u *= scale
+    u += offset
+    np.copyto(block, u, casting="same_kind")
+
+
+def _features(rng: np.random.Generator, dist: str, dtype: str, a: int, c: int) -> np.ndarray:
+    """[A, C] float32 logits in parallel blocks (_parallel.draw_blocks)."""
+    x = np.empty((a, c), np.float32)
+
+    def fill(gen: np.random.Generator, block: np.ndarray) -> None:
+        if dist == "uniform":
+            _scaled(gen, block, 20.0, -10.0, True)
+        elif dist == "large" and dtype == "float16":  # S26: max-subtraction stability inside fp16's +-65504
+            _scaled(gen, block, 1.2e5, -6e4, True)
+        elif dist == "large":
+            _scaled(gen, block, 1e4, 0.0, False)
+        else:
+            gen.standard_normal(out=block, dtype=np.float32)
+            if dist == "normal":
+                block *= np.float32(10)
+
+    draw_blocks(rng, x, fill)
+    return x
+
+
+def _labels(rng: np.random.Generator, kind: str, a: int, c: int) -> np.ndarray:
+    y = np.empty((a, c), np.float32)
+    if kind == "soft":  # Dirichlet(1) rows: normalised standard exponentials
+        draw_blocks(rng, y, lambda gen, block: gen.standard_exponential(out=block, dtype=np.float32))
+        y /= np.maximum(y.sum(axis=1, keepdims=True), np.float32(np.finfo(np.float32).tiny))
+    else:  # raw: uniform(0, 1)
+        draw_blocks(rng, y, lambda gen, block: _scaled(gen, block, 1.0, 0.0, True))
+    return y
+
+
 def make_inputs(case: Case, rng: np.random.Generator, dist: str) -> dict[str, np.ndarray]:
     dtype, shape = case.dtypes[0], tuple(case.shape)
     nchw = case.format == "NCHW"
     c = shape[1]
     a = shape[0] * int(np.prod(shape[2:])) if nchw else shape[0]
-    labels = "one-hot"
     if dist == "edges":
         x, y = _edges(rng, dtype, a, c)
     else:
-        if dist == "uniform":
-            x = rng.uniform(-10.0, 10.0, (a, c)).astype(np.float32)
-        elif dist == "normal":
-            x = rng.standard_normal((a, c), dtype=np.float32) * np.float32(10)
-        elif dist == "large":  # S26: max-subtraction stability; fp16 stays inside its +-65504 range
-            x = (rng.uniform(-6e4, 6e4, (a, c)) if dtype == "float16" else rng.normal(0.0, 1e4, (a, c))).astype(
-                np.float32
-            )
-        else:
-            x = rng.standard_normal((a, c), dtype=np.float32)
+        x = _features(rng, dist, dtype, a, c)
         labels = {"soft": "soft", "raw": "raw"}.get(dist, "one-hot")
-        if labels == "soft":  # Dirichlet(1) rows: normalised standard exponentials
-            y = rng.standard_exponential((a, c), dtype=np.float32)
-            y /= np.maximum(y.sum(axis=1, keepdims=True), np.float32(np.finfo(np.float32).tiny))
-        elif labels == "raw":
-            y = rng.uniform(0.0, 1.0, (a, c)).astype(np.float32)
-        else:
-            y, _ = _one_hot(rng, a, c)
-    dt = np_dtype(dtype)
+        y = _one_hot(rng, a, c)[0] if labels == "one-hot" else _labels(rng, labels, a, c)
     out = {}
     for name, v in (("features", x), ("labels", y)):
-        v = v.astype(dt)
+        # fp16 through the Cast golden's IEEE rounding (the same values): numpy's own f32 -> f16 cast is a scalar loop
+        v = cast(v, "float32", "float16", "ieee") if dtype == "float16" else v.astype(np_dtype(dtype), copy=False)
         if nchw:
             n, _, h, w = shape
             v = np.ascontiguousarray(v.reshape(n, h, w, c).transpose(0, 3, 1, 2))
