@@ -252,26 +252,27 @@ inline void SetAtomicAdd(ASCEMU_SL) {
     Core* c = api_enter("SetAtomicAdd", loc);
     if (atomic_dtype_ok<T>(c, loc, "SetAtomicAdd")) atomic_enable<T>(c, AtomicKind::Add, loc);
 }
+}  // namespace AscendC
+namespace ascemu {
 // SetAtomicMax / SetAtomicMin: 910B (CANN's dav_m200 refuses them at run time).
 template <typename T>
-inline void SetAtomicMax(ASCEMU_SL) {
-    using namespace ascemu;
-    Core* c = api_enter("SetAtomicMax", loc);
+inline void atomic_extremum(const char* api, AtomicKind kind, const SL& loc) {
+    Core* c = api_enter(api, loc);
     if (kIs310P) {
-        unsupported_api(loc, "SetAtomicMax");
+        unsupported_api(loc, api);
         return;
     }
-    if (atomic_dtype_ok<T>(c, loc, "SetAtomicMax")) atomic_enable<T>(c, AtomicKind::Max, loc);
+    if (atomic_dtype_ok<T>(c, loc, api)) atomic_enable<T>(c, kind, loc);
+}
+}  // namespace ascemu
+namespace AscendC {
+template <typename T>
+inline void SetAtomicMax(ASCEMU_SL) {
+    ascemu::atomic_extremum<T>("SetAtomicMax", ascemu::AtomicKind::Max, loc);
 }
 template <typename T>
 inline void SetAtomicMin(ASCEMU_SL) {
-    using namespace ascemu;
-    Core* c = api_enter("SetAtomicMin", loc);
-    if (kIs310P) {
-        unsupported_api(loc, "SetAtomicMin");
-        return;
-    }
-    if (atomic_dtype_ok<T>(c, loc, "SetAtomicMin")) atomic_enable<T>(c, AtomicKind::Min, loc);
+    ascemu::atomic_extremum<T>("SetAtomicMin", ascemu::AtomicKind::Min, loc);
 }
 // SetAtomicType: the dtype of the atomic operation already set; with atomics off it changes nothing visible
 // (set_atomic_f32 etc. only load the dtype field).
