@@ -833,10 +833,11 @@ T reduce_sum(const T* x, int64_t count, int method, OverflowMode om, T* tmp_part
     return combine_partials(p, R, method, om);
 }
 
-// Max of one repeat with its intra-repeat index; first index wins on ties; a NaN lane wins
-// (first NaN) [CHOICE]; lanes whose mask bit is 0 are skipped.  nlanes == 0 -> (0, 0).
-template <class T>
-std::pair<T, uint32_t> repeat_max(const T* lanes, int nlanes, const uint64_t* mask_bits = nullptr) {
+// The extremum of one repeat with its intra-repeat index: the lane for which `better(v, best)` holds first; first
+// index wins on ties; a NaN lane wins (first NaN) [CHOICE]; lanes whose mask bit is 0 are skipped.
+// nlanes == 0 -> (0, 0).
+template <class T, class Better>
+std::pair<T, uint32_t> repeat_extremum(const T* lanes, int nlanes, const uint64_t* mask_bits, Better better) {
     bool have = false;
     T best = T(0);
     uint32_t idx = 0;
@@ -844,24 +845,17 @@ std::pair<T, uint32_t> repeat_max(const T* lanes, int nlanes, const uint64_t* ma
         if (mask_bits && !(mask_bits[i / 64] >> (i % 64) & 1)) continue;
         float v = float(lanes[i]);
         if (v != v) return {lanes[i], uint32_t(i)};
-        if (!have || v > float(best)) { best = lanes[i]; idx = uint32_t(i); have = true; }
+        if (!have || better(v, float(best))) { best = lanes[i]; idx = uint32_t(i); have = true; }
     }
     return {best, idx};
 }
-
-// Min of one repeat, the mirror of repeat_max (first index on ties, a NaN lane wins [CHOICE]).
+template <class T>
+std::pair<T, uint32_t> repeat_max(const T* lanes, int nlanes, const uint64_t* mask_bits = nullptr) {
+    return repeat_extremum(lanes, nlanes, mask_bits, [](float v, float best) { return v > best; });
+}
 template <class T>
 std::pair<T, uint32_t> repeat_min(const T* lanes, int nlanes, const uint64_t* mask_bits = nullptr) {
-    bool have = false;
-    T best = T(0);
-    uint32_t idx = 0;
-    for (int i = 0; i < nlanes; ++i) {
-        if (mask_bits && !(mask_bits[i / 64] >> (i % 64) & 1)) continue;
-        float v = float(lanes[i]);
-        if (v != v) return {lanes[i], uint32_t(i)};
-        if (!have || v < float(best)) { best = lanes[i]; idx = uint32_t(i); have = true; }
-    }
-    return {best, idx};
+    return repeat_extremum(lanes, nlanes, mask_bits, [](float v, float best) { return v < best; });
 }
 
 // ReduceMin count form, the mirror of reduce_max.
