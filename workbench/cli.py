@@ -1,7 +1,8 @@
 """`workbench` command line: ops, platforms, tiling, run, record, build, emu-run, demo, app, lab.
 
 Exit codes: 0 ok (run: passed), 1 precision failure (emu-run: the program exited non-zero), 2 invalid input,
-3 kernel fault.
+3 kernel fault, 4 infrastructure fault (a cache, scratch or output path the machine refused: one line naming the path
+and the fix), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from typing import Any
 
 from . import __version__, progress
 from .case import Case
-from .errors import InvalidAttr, WorkbenchError
+from .errors import InfrastructureError, InvalidAttr, WorkbenchError
 from .opspec import REQUIRED
 from .platform import PLATFORMS
 from .registry import OPS
 from .render import plan_text, platforms_text, table
 
-EXIT_OK, EXIT_PRECISION, EXIT_INVALID, EXIT_FAULT = 0, 1, 2, 3
+EXIT_OK, EXIT_PRECISION, EXIT_INVALID, EXIT_FAULT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # the shell's convention for SIGINT
 
 
@@ -351,6 +352,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     }[args.command]
     try:
         return handler(args)
+    except InfrastructureError as exc:
+        print(f"workbench: {exc}", file=sys.stderr)
+        return EXIT_INFRASTRUCTURE
     except WorkbenchError as exc:
         print(f"workbench: {exc}", file=sys.stderr)
         return EXIT_INVALID

@@ -20,6 +20,20 @@ def _shown(value: Any, limit: int = 240) -> str:
     return text if len(text) <= limit else f"{text[: limit // 2]}…{text[-limit // 4 :]} ({len(text)} characters)"
 
 
+class InfrastructureError(WorkbenchError):
+    """The machine, not the input or the kernel, stopped the work: a cache, scratch or output path that is missing,
+    not a folder, read-only or full, or a cached build that is broken. The message is one line naming the path and
+    the fix; the CLI exits with EXIT_INFRASTRUCTURE (4). Never a verdict: nothing about the kernel is known."""
+
+    def __init__(self, what: str, path: object, problem: str, fix: str) -> None:
+        self.path, self.problem, self.fix = str(path), problem, fix
+        super().__init__(what, self.path, fix)
+        self.args = (f"{what} {self.path}: {problem}; fix: {fix}",)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 class UnknownName(WorkbenchError):
     """An op, platform, distribution, standard or dtype name that does not exist."""
 
