@@ -26,15 +26,50 @@ from workbench import resources, serve
 from workbench.errors import WorkbenchError
 
 
+def app_cells() -> list[str]:
+    nb = json.loads(serve.app_notebook().read_text())
+    return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+
+
 def test_the_app_page_ships_inside_the_package() -> None:
     nb = json.loads(serve.app_notebook().read_text())
-    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     assert serve.app_notebook().parent.name == "ui" and serve.app_notebook().parent.parent.name == "workbench"
-    source = "".join(code[0]["source"]) if len(code) == 1 else ""
-    assert source.replace("\n\n", "\n") == "from workbench.ui import Workbench\nWorkbench()"
     assert nb["metadata"]["kernelspec"]["name"] == "python3"
     template = serve.app_notebook().parent / "jupyter" / "voila" / "templates" / serve.TEMPLATE
     assert (template / "index.html.j2").is_file() and (template / "conf.json").is_file()
+    assert (serve.app_notebook().parent / "kernel_startup.py").is_file()  # serve.py's PYTHONSTARTUP for the kernels
+
+
+def test_the_app_page_shows_the_controls_first_and_loads_the_panels_next() -> None:
+    """The first cell builds and shows the controls with the workbench core and ipywidgets only (no altair, no pandas:
+    they take seconds to import); the second adds the panels to the same app."""
+    first, second = app_cells()
+    assert first.rstrip().endswith("\napp")  # the cell's value is the app: Voilà shows it as soon as the cell ends
+    code = f"import sys\n{first}\nprint(app.panels_loaded, [m for m in ('altair', 'pandas') if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.strip() == "False []"
+    namespace: dict[str, object] = {}
+    exec(first, namespace)
+    exec(second, namespace)
+    app = namespace["app"]
+    assert app.panels_loaded and app.tiling.widget in app.widget.children  # type: ignore[attr-defined]
+    assert app.loading not in app.widget.children  # type: ignore[attr-defined]
+
+
+def test_the_cells_wait_for_the_kernels_preload() -> None:
+    """A kernel of `workbench app` starts importing the panels' modules in a thread (kernel_startup.py, serve.py's
+    PYTHONSTARTUP) while the page's cells may already run: the second cell must not use a module half-imported
+    (altair found pandas 'partially initialized' before Workbench.load_panels waited for the thread)."""
+    startup = serve.app_notebook().parent / "kernel_startup.py"
+    first, second = app_cells()
+    code = (
+        f"exec(compile(open({str(startup)!r}).read(), {str(startup)!r}, 'exec'), {{'__file__': {str(startup)!r}}})\n"
+        f"{first}\n{second}\n"
+        "import threading\n"
+        "print(app.panels_loaded, app.tiling.ub.chart is not None, [t.name for t in threading.enumerate()][1:])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.strip() == "True True []"
 
 
 def test_the_notebooks_are_copied_and_a_users_file_is_never_overwritten(tmp_path: Path) -> None:
@@ -174,6 +209,8 @@ def test_the_kernel_websocket_takes_only_the_served_origin(command: str, tmp_pat
         port = base.rsplit(":", 1)[1]
         kernel = start_kernel(command, base, token)
         sockets = [f"/api/kernels/{kernel}/channels?token={token}"]
+        if command == "app":  # Voilà's progressive rendering runs the cells over a websocket of its own
+            sockets.append(f"/voila/execution/{kernel}?token={token}")
         for path in sockets:
             assert handshake(base, path, "http://evil.example") == 403, path
             # DNS rebinding: a foreign name that resolves to 127.0.0.1, its Host and Origin agreeing
@@ -231,3 +268,32 @@ def test_the_app_restarts_at_once_on_the_port_it_was_stopped_on(tmp_path: Path) 
                 reply = b"".join(iter(lambda: s.recv(65536), b""))  # to the end: the server closes first
             assert reply.startswith(b"HTTP/1.1 200"), reply[:200]
             stop(proc)
+
+
+def kernel_ids(pid: int) -> set[str]:
+    """The ids of the kernels a server process runs (from their connection files' names)."""
+    ids = set()
+    for child in (p for p in Path("/proc").glob("[0-9]*") if _parent(p) == pid):
+        with contextlib.suppress(OSError):
+            ids.update(re.findall(r"kernel-([0-9a-f-]{36})\.json", (child / "cmdline").read_bytes().decode()))
+    return ids
+
+
+def test_the_app_has_a_kernel_started_before_its_page_asks(tmp_path: Path) -> None:
+    """Voilà starts a page's kernel when the page is requested, and the page waits for it; `workbench app` keeps one
+    started ahead (serve_child.SpareKernelManager), and the page gets that one."""
+    with serving("app", tmp_path) as (proc, url):
+        (server,) = [int(p.name) for p in Path("/proc").glob("[0-9]*") if _parent(p) == proc.pid]
+        deadline = time.monotonic() + 120
+        while not (spare := kernel_ids(server)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert len(spare) == 1, spare
+        base, token = re.match(r"(http://127\.0\.0\.1:\d+)/\S*\?token=(\S+)", url).groups()  # type: ignore[union-attr]
+        assert {start_kernel("app", base, token)} == spare
+
+
+def _parent(proc: Path) -> int:
+    """The parent pid of /proc/<pid> (-1 once it is gone)."""
+    with contextlib.suppress(OSError, IndexError, ValueError):
+        return int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    return -1

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import importlib.util
+import json
 import os
 import secrets
 import shutil
@@ -43,6 +44,13 @@ STOP_TIMEOUT_S = 20.0  # the servers give their kernels 5 s to shut down, then k
 DEFAULT_LAB_DIR = "workbench-notebooks"
 TEMPLATE = "workbench"  # Voilà's lab template, offline (ui/jupyter/voila/templates/workbench)
 IDENTITY = "workbench.serve_child.ServedOriginOnly"
+SPARE_KERNELS = "workbench.serve_child.SpareKernelManager"
+PAGE_EXTENSIONS = (
+    "@jupyter-widgets/jupyterlab-manager",
+    "@voila-dashboards/widgets-manager8",  # Voilà's widget manager for ipywidgets 8 (7: the other one)
+    "@voila-dashboards/widgets-manager7",
+    "anywidget",  # the charts (altair's JupyterChart)
+)
 EXIT_SERVER_FAILED = 1
 
 
@@ -93,6 +101,16 @@ def app(port: int | None = None, open_browser: bool = True) -> int:
         "--Voila.open_browser=False",
         "--Voila.log_level=ERROR",  # not its per-page notices; a failing cell shows on the page
         "--VoilaConfiguration.show_tracebacks=True",  # a local, token-protected page: show the user the error
+        # the page arrives at once and each cell shows as it has run: the controls (first cell) before the charts
+        "--VoilaConfiguration.progressive_rendering=True",
+        # the page runs the scripts of the two JupyterLab extensions it uses only (widgets, and anywidget for the
+        # charts): any other one installed would be fetched and run on every page load for nothing
+        *(f"--VoilaConfiguration.extension_allowlist={name}" for name in PAGE_EXTENSIONS),
+        # Voilà 0.5 reads an allow list only beside a deny list (an unset one fails): this one it disables anyway
+        "--VoilaConfiguration.extension_denylist=@voila-dashboards/jupyterlab-preview",
+        # a kernel started before the page asks (serve_child.py), for the notebook's kernelspec
+        f"--VoilaConfiguration.multi_kernel_manager_class={SPARE_KERNELS}",
+        f"--SpareKernelManager.spare_kernel_name={_kernel_name(nb)}",
         f"--VoilaConfiguration.template={TEMPLATE}",
         # the kernel runs where the user started (relative kernel paths, saved charts), not in the notebook's folder
         # inside the installed package
@@ -106,6 +124,9 @@ def app(port: int | None = None, open_browser: bool = True) -> int:
     # the page's template (ui/jupyter/voila/templates/workbench) is found on the Jupyter data path
     jupyter_path = os.pathsep.join(filter(None, [str(nb.parent / "jupyter"), os.environ.get("JUPYTER_PATH")]))
     env = {**os.environ, "JUPYTER_PATH": jupyter_path}
+    # IPython runs PYTHONSTARTUP in each page's kernel as it starts: it imports the first cell's modules while the
+    # browser loads the page's scripts (a user's own PYTHONSTARTUP is kept, and the page then loads without it)
+    env.setdefault("PYTHONSTARTUP", str(nb.parent / "kernel_startup.py"))
     return _serve(argv, port, f"/?token={token}", "Voilà", open_browser, env)
 
 
@@ -137,6 +158,10 @@ def lab(port: int | None = None, directory: str | Path = DEFAULT_LAB_DIR, open_b
         *(["--ServerApp.allow_root=True"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),  # CI, containers
     ]
     return _serve(argv, port, f"/lab?token={token}", "JupyterLab", open_browser, None, cwd=folder)
+
+
+def _kernel_name(nb: Path) -> str:
+    return str(json.loads(nb.read_text())["metadata"]["kernelspec"]["name"])
 
 
 def _require(module: str, package: str) -> None:
