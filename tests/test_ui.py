@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import html
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -213,3 +217,38 @@ def test_a_faulting_edited_kernel_shows_each_diagnostic_with_its_source_lines(tm
     line = next(d.line for d in result.diagnostics if d.kind == "UB_TENSOR_OVERRUN")
     source = copy.read_text().splitlines()[line - 1]
     assert f"&gt; {line:5d} | {html.escape(source)}" in summary  # the faulting line, marked, among its neighbours
+
+
+def test_the_controls_work_before_the_panels_are_in() -> None:
+    """`workbench app`'s first cell: the controls validate and plan at once; Run and save wait for the panels."""
+    app = Workbench(panels=False)
+    assert not app.panels_loaded and app.loading in app.widget.children
+    assert "loading the tiling panel and the charts" in app.loading.value
+    assert app.run_button.disabled and app.save_button.disabled
+    app.controls["shape"].value = "12,x"
+    assert app.plan is None and "shape: got '12,x'" in app.shape_error.value.replace("&#x27;", "'")
+    app.controls["shape"].value = "100003"
+    assert app.plan is not None and app.plan.fields["totalElements"] == 100_003 and app.run_button.disabled
+    app.load_panels()
+    assert app.panels_loaded and app.loading not in app.widget.children and app.tiling.widget in app.widget.children
+    assert not app.run_button.disabled and not app.save_button.disabled
+    assert app.tiling.plan == app.plan  # the panel shows the plan the controls made while it was loading
+    app.load_panels()  # once only
+    assert app.widget.children.count(app.tiling.widget) == 1
+
+
+def test_the_charts_script_bundle_is_made_once_and_then_read_from_the_cache(tmp_path: Path) -> None:
+    """Bundling altair's chart script takes vl-convert seconds in every fresh kernel: the second kernel reads it."""
+    env = {**os.environ, "WORKBENCH_CACHE": str(tmp_path)}
+    show = "import altair as alt; print(len(alt.JupyterChart._esm), alt.JupyterChart._is_offline)"
+    first = f"from workbench.ui.app import offline_charts; offline_charts(); {show}"
+    out = subprocess.run([sys.executable, "-c", first], env=env, check=True, capture_output=True, text=True).stdout
+    (cached,) = (tmp_path / "charts").glob("jupyterchart-*.js")
+    assert out.split() == [str(len(cached.read_text(encoding="utf-8"))), "True"] and cached.stat().st_size > 100_000
+    second = (
+        "import vl_convert\n"
+        "def refuse(*a, **k): raise AssertionError('bundled again')\n"
+        "vl_convert.javascript_bundle = refuse\n" + first
+    )
+    again = subprocess.run([sys.executable, "-c", second], env=env, check=True, capture_output=True, text=True).stdout
+    assert again == out

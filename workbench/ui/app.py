@@ -7,8 +7,11 @@ never escape a callback: a WorkbenchError is shown beside the control it names, 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import html
+import importlib.metadata
+import os
 import re
 import threading
 import time
@@ -20,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 
 from .. import backends, progress
+from .._files import atomic_write
 from ..case import Case
 from ..compare import STANDARDS
 from ..demo import examples
@@ -184,6 +188,7 @@ class Workbench:
         try:
             from .panels import PrecisionPanel, SummaryPanel, TilingPanel, TimingsPanel
 
+            offline_charts()
             self.tiling = TilingPanel()
             self.summary = SummaryPanel()
             self.precision = PrecisionPanel(self.select_mismatch)
@@ -456,6 +461,33 @@ class Workbench:
             self.tiling.update(self.result.plan, selected=selected)
         else:
             self.tiling.show_cores(selected)
+
+
+def offline_charts() -> None:
+    """altair's chart widget with its JavaScript (vega, vega-lite, vega-embed) bundled offline, read from a file.
+
+    altair bundles it in every fresh kernel (JupyterChart.enable_offline): 1-2 s of CPU inside vl-convert, holding
+    the GIL, so a page's kernel could answer nothing meanwhile. The bundle depends on the altair and vl-convert
+    versions only, so it is kept in the workbench cache ($WORKBENCH_CACHE or ~/.cache/ascendc-workbench, charts/)
+    under them; a cache that cannot be read or written is skipped. Where altair no longer has the flag this sets,
+    it bundles as before."""
+    import altair as alt
+
+    chart = alt.JupyterChart
+    if not isinstance(getattr(chart, "_is_offline", None), bool) or chart._is_offline:
+        chart.enable_offline()
+        return
+    root = Path(os.environ.get("WORKBENCH_CACHE") or Path.home() / ".cache" / "ascendc-workbench")
+    versions = f"altair{alt.__version__}-vlconvert{importlib.metadata.version('vl-convert-python')}"
+    cached = root / "charts" / f"jupyterchart-{versions}.js"
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        if bundle := cached.read_text(encoding="utf-8"):
+            chart._esm, chart._is_offline = bundle, True
+            return
+    chart.enable_offline()
+    with contextlib.suppress(OSError):
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(cached, str(chart._esm).encode())
 
 
 def _wait_for_preload() -> None:

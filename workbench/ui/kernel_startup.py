@@ -2,7 +2,7 @@
 Voilà server, and IPython runs that file in every kernel before the kernel answers.
 
 It imports, in a thread, what the page's cells need: first the controls' modules (ipywidgets and the workbench
-core, about a second), then the panels' (altair, pandas, and altair's offline chart bundle: several seconds). The
+core, about a second), then the panels' (altair, pandas, and the charts' script bundle: a few seconds). The
 kernel answers at once. A kernel started ahead of its page (serve_child.SpareKernelManager) has it all done when
 the page arrives; otherwise the imports overlap the browser loading the page's scripts, and a cell that needs a
 module still being imported waits on Python's import lock instead of importing it twice. The second cell waits for
@@ -34,7 +34,7 @@ def _start_preload() -> None:
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
         for module in ("pandas", "workbench.ui.panels"):
             importlib.import_module(module)
-        sys.modules["altair"].JupyterChart.enable_offline()  # the charts' offline bundle: seconds of its own
+        sys.modules["workbench.ui.app"].offline_charts()  # the charts' script bundle, from its cache
 
     # the name is Workbench.load_panels' way to find it (workbench.ui.app.PRELOAD_THREAD)
     threading.Thread(target=preload, name="workbench-preload", daemon=True).start()
