@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -327,6 +329,25 @@ def _lab(args: argparse.Namespace) -> int:
     return lab(port=args.port, directory=args.dir, open_browser=not args.no_browser)
 
 
+def _refused(args: argparse.Namespace, exc: WorkbenchError) -> None:
+    """One line on stderr (a kernel that does not compile: its first errors at its own lines, with the source);
+    with --json also the error as a JSON object on stdout, so a script always gets one."""
+    from .emu.build import BuildError
+
+    if getattr(args, "json", False):
+        print(json.dumps(exc.to_json()))
+    if isinstance(exc, BuildError) and getattr(exc, "errors", ()):
+        print(f"workbench: kernel build: g++ rejected {exc.value}", file=sys.stderr)
+        for line in exc.text().splitlines():
+            print(f"  {line}", file=sys.stderr)
+    else:
+        print(f"workbench: {exc}", file=sys.stderr)
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     program_args: list[str] = []  # emu-run: everything after `--` is the program's (argparse would refuse it)
@@ -338,6 +359,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.program_args = [*args.program_args, *program_args]
     if getattr(args, "quiet", False):
         progress.set_enabled(False)
+    # SIGTERM ends the command the way Ctrl-C does: the compiler's process group and the emulator's children are
+    # stopped on the way out (the default action would leave them running)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupted)
     handler = {
         "ops": _ops,
         "platforms": _platforms,
@@ -353,10 +378,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except InfrastructureError as exc:
-        print(f"workbench: {exc}", file=sys.stderr)
+        _refused(args, exc)
         return EXIT_INFRASTRUCTURE
     except WorkbenchError as exc:
-        print(f"workbench: {exc}", file=sys.stderr)
+        _refused(args, exc)
         return EXIT_INVALID
     except BrokenPipeError:  # `workbench ... | head`
         return EXIT_OK

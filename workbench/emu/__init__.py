@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -109,15 +109,21 @@ class _Bound:
         )
         return KernelRun(
             out.exit_code,
-            out.diagnostics,
+            tuple(_localised(d, built) for d in out.diagnostics),
             out.trace,
             built,
             out.wall_s,
             out.kernel_s,
             out.total_s,
-            out.stderr,
+            built.local(out.stderr),
             out.printf,
         )
+
+
+def _localised(d: Diagnostic, built: Built) -> Diagnostic:
+    """A diagnostic of a shared binary names the caller's files (the binary knows its sources by placeholders)."""
+    details = {k: built.local(v) if isinstance(v, str) else v for k, v in d.details.items()}
+    return replace(d, file=built.local(d.file), message=built.local(d.message), details=details)
 
 
 _ARGUMENT_TYPES = (np.ndarray, Arg, bool, int, float, np.generic, bytes, bytearray, ctypes.Structure)
