@@ -336,7 +336,7 @@ def _refused(args: argparse.Namespace, exc: WorkbenchError) -> None:
 
     if getattr(args, "json", False):
         print(json.dumps(exc.to_json()))
-    if isinstance(exc, BuildError) and getattr(exc, "errors", ()):
+    if isinstance(exc, BuildError) and exc.errors:
         print(f"workbench: kernel build: g++ rejected {exc.value}", file=sys.stderr)
         for line in exc.text().splitlines():
             print(f"  {line}", file=sys.stderr)

@@ -54,6 +54,7 @@ class UnsupportedAclCall(BuildError):
             "one the emulator's ACL shim provides (docs/programs.md): " + ", ".join(shim_calls()),
         )
         self.names, self.log = tuple(names), log
+        self.errors = self.all_errors = ()
 
 
 @cache
