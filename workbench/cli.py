@@ -57,7 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_case_flags(sub.add_parser("tiling", help="show the host tiling decision and UB budget"))
     run = sub.add_parser("run", help="run the kernel on a backend and compare with the golden")
     record = sub.add_parser("record", help="run, then store the run (NAME.npz + NAME.json) for the replay backend")
-    record.add_argument("--out", required=True, metavar="PATH", help="where: PATH.npz and PATH.json")
+    record.add_argument(
+        "--out", required=True, metavar="PATH", help="where: PATH.json and PATH.npz (the name as given; run.v1 stays)"
+    )
+    record.add_argument("--force", action="store_true", help="replace a record of that name")
     for p in (run, record):
         _add_case_flags(p)
         p.add_argument(
@@ -236,6 +239,10 @@ def _run(args: argparse.Namespace) -> int:
         value = getattr(args, flag, None)
         if value is not None and not Path(value).parent.is_dir():
             raise WorkbenchError(f"--{flag}", value, "a file path in an existing folder")
+    if getattr(args, "out", None) is not None:  # a taken name, a folder, /proc, a read-only mount: before the run
+        from .store import destination
+
+        destination(args.out, force=args.force)
     result = run(
         case, args.backend, args.seed, args.distribution, args.standard, max_memory=args.max_memory, kernel=args.kernel
     )
@@ -246,7 +253,7 @@ def _run(args: argparse.Namespace) -> int:
     if getattr(args, "out", None) is not None:
         from .store import record
 
-        print(f"workbench: recorded {record(result, args.out)}", file=sys.stderr)
+        print(f"workbench: recorded {record(result, args.out, force=args.force)}", file=sys.stderr)
     if args.json:
         print(json.dumps({**tiling_json(case), **result.to_json()}))
     else:
