@@ -259,8 +259,9 @@ def timings_frame(result: Result) -> pd.DataFrame:
     rows: dict[tuple[str, str], tuple[float | None, str]] = {}
     for key, seconds in result.timings.items():
         source = result.timing_sources[key]
-        how = kernel.how if key == "kernel_s" and source == kernel.source else MEANING[source]
-        rows[(TIMING_STEPS.get(key, key), source)] = (seconds, how + ("" if key == "golden_s" else recorded))
+        judged = key == "kernel_s" and source == kernel.source  # the kernel time a criterion judges says how
+        how = kernel.how if judged else MEANING[source] + ("" if key == "golden_s" else recorded)
+        rows[(TIMING_STEPS.get(key, key), source)] = (seconds, how)
     builtin = builtin_time(result)
     extra = [
         ("kernel", kernel),

@@ -255,7 +255,7 @@ def device_html(result: Result) -> str:
         before = (prediction.kernel_s - seconds) / seconds
         parts.append(
             "<h4>model vs measurement</h4>"
-            f"<p>measured {duration(seconds)}; predicted {duration(prediction.kernel_s)} "
+            f"<p>device-measured {duration(seconds)}; predicted {duration(prediction.kernel_s)} "
             f"(error {before:+.1%}); fitted {duration(fitted.predicted_s[0])} (error {fitted.rel_errors[0]:+.1%}): "
             f"MTE time ×{fitted.mem_scale:.3g}, vector time ×{fitted.vec_scale:.3g}, launch "
             f"{duration(fitted.launch_s)}</p><p class='wb-muted'>{e(fitted.note)}</p>"
