@@ -45,8 +45,9 @@ def test_replay_serves_the_recorded_run(live: wb.Result, recorded: Path) -> None
     assert replayed.passed and replayed.backend == "replay"
     assert replayed.outputs["y"].tobytes() == live.outputs["y"].tobytes()
     assert replayed.trace["replay"]["source"] == "emulator" and replayed.trace["replay"]["path"] == str(recorded)
-    how = frames.timings_frame(replayed).set_index(["step", "kind"]).loc[("launch", "measured"), "how"]
-    assert how.startswith("measured on the emulator at ") and "replayed from" in how
+    assert replayed.timing_sources == {**live.timing_sources, "golden_s": "host wall"}  # emulator wall stays so
+    how = frames.timings_frame(replayed).set_index(["step", "source"]).loc[("launch", "emulator wall"), "how"]
+    assert "recorded on the emulator at " in how and "replayed from" in how
     with pytest.raises(InvalidInput, match="replay"):  # a replay is a record already
         store.record(replayed, recorded.parent / "again")
 
@@ -66,6 +67,7 @@ def test_a_device_record_keeps_the_builtin_outputs_and_measured_times(
         builtin=builtin,
         trace={"npu": npu},
         timings={**live.timings, "kernel_s": 9e-6, "builtin_kernel_s": 8e-6},
+        timing_sources={**live.timing_sources, "kernel_s": "device-measured", "builtin_kernel_s": "device-measured"},
     )
     monkeypatch.setenv(store.RECORDS_ENV, str(tmp_path))
     rec = store.load(store.record(device, tmp_path / "device"))
@@ -73,7 +75,7 @@ def test_a_device_record_keeps_the_builtin_outputs_and_measured_times(
     assert rec.builtin["y"].tobytes() == builtin["y"].tobytes()
     replayed = wb.run(CASE, backend="replay", distribution="edges")
     assert replayed.baseline is not None and replayed.baseline.builtin_vs_golden["y"].passed  # three comparisons
-    assert kernel_time(replayed).basis == "measured" and kernel_time(replayed).seconds == 9e-6
+    assert kernel_time(replayed).source == "device-measured" and kernel_time(replayed).seconds == 9e-6
     assert builtin_time(replayed).seconds == 8e-6
 
 

@@ -23,6 +23,7 @@ from .launch import prepare
 from .pipeline import check_data, check_distribution, check_inputs, check_seed, make_inputs, plan, verify
 from .registry import get_op
 from .tiling import TilingPlan
+from .timesource import HOST_WALL, TimeSource, checked, timed_json
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,11 @@ class Result:
     # 0 on a rerun, which reuses them), prepare_s + execute_s (the launch), compare_s, result_s, total_s (the sum
     # of the stages on the path).
     stages: dict[str, float] = field(default_factory=dict, repr=False)
+    # Where each of `timings` comes from (timesource.py): "emulator wall", "device-measured", "predicted", ...
+    timing_sources: dict[str, TimeSource] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "timing_sources", checked(self.timings, self.timing_sources))
 
     @property
     def faulted(self) -> bool:
@@ -79,6 +85,10 @@ class Result:
         return result_html(self)
 
     def to_json(self) -> dict[str, Any]:
+        """Every time as {"seconds": ..., "source": ...} (timesource.py); `performance` holds the kernel, built-in
+        and theoretical times and the op's performance criteria (criteria.performance_json)."""
+        from .criteria import performance_json
+
         return {
             "backend": self.backend,
             "passed": self.passed,
@@ -88,8 +98,9 @@ class Result:
             "distribution": self.distribution,
             "outputs": {k: r.to_json() for k, r in self.reports.items()},
             "diagnostics": [_diag_json(d) for d in self.diagnostics],
-            "timings": self.timings,
-            "stages": self.stages,
+            "timings": timed_json(self.timings, self.timing_sources),
+            "stages": timed_json(self.stages, dict.fromkeys(self.stages, HOST_WALL)),
+            "performance": performance_json(self),
             **({"baseline": baseline_json(self.baseline)} if self.baseline else {}),
         }
 
@@ -154,6 +165,7 @@ def run(
     reports = verify(case, data, ex.outputs, expected, standard, worst, tiling) if ex.exit_code < 2 else {}
     compared = clock()
     timings = {**ex.timings, "golden_s": golden_s}
+    timing_sources: dict[str, TimeSource] = {**ex.timing_sources, "golden_s": HOST_WALL}
     baseline = compare_builtin(reports, ex.outputs, ex.builtin, expected) if ex.builtin and reports else None
     serial_golden = 0.0 if job or known else golden_s
     stages = {
@@ -183,6 +195,7 @@ def run(
         ex.builtin,
         baseline,
         stages,
+        timing_sources,
     )
     end = clock()
     stages["result_s"], stages["total_s"] = end - compared, end - start

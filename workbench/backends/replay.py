@@ -11,6 +11,7 @@ from ..dtypes import name_of
 from ..errors import WorkbenchError
 from ..launch import PreparedLaunch
 from ..store import RECORDS_ENV, Record, find, folders, launch_key, unreadable
+from ..timesource import DEVICE, EMULATOR_WALL, HOST_WALL, PREDICTED, TimeSource
 from . import Execution, no_launch
 
 
@@ -33,7 +34,9 @@ def execute(launch: PreparedLaunch) -> Execution:
     _check_outputs(rec, outputs)
     for name, arr in outputs.items():
         np.copyto(arr, rec.outputs[name])
-    timings = {k: float(v) for k, v in rec.meta["timings"].items() if k != "golden_s"}
+    sources = recorded_sources(rec.source, str(rec.meta["timing"]))
+    # a timing whose source the record does not tell is not served; the golden is this run's own
+    timings = {k: float(v) for k, v in rec.meta["timings"].items() if k in sources}
     trace = {
         "replay": {
             "source": rec.source,
@@ -43,7 +46,8 @@ def execute(launch: PreparedLaunch) -> Execution:
         }
     }
     builtin = {k: v.copy() for k, v in rec.builtin.items()} or None
-    return Execution(outputs, rec.diagnostics, trace, timings, int(rec.meta["exit_code"]), builtin)
+    exit_code = int(rec.meta["exit_code"])
+    return Execution(outputs, rec.diagnostics, trace, timings, exit_code, builtin, {k: sources[k] for k in timings})
 
 
 def _check_outputs(rec: Record, outputs: dict[str, np.ndarray]) -> None:
@@ -58,3 +62,17 @@ def _check_outputs(rec: Record, outputs: dict[str, np.ndarray]) -> None:
                 ("nothing" if want is None else f"{name_of(want.dtype)} {list(want.shape)}")
                 + " (this launch's output; the record was made for another case: record this one)",
             )
+
+
+def recorded_sources(made_on: str, timing: str) -> dict[str, TimeSource]:
+    """The source of each timing a record can hold, from where it was made ("npu" for a device, else "emulator")
+    and how its kernel was timed (the npu backend's "measured…"/"predicted…" label, else the emulator's wall)."""
+    on_device = made_on == "npu" and timing.startswith("measured")
+    kernel: TimeSource = DEVICE if on_device else PREDICTED if timing.startswith("predicted") else EMULATOR_WALL
+    sources: dict[str, TimeSource] = {
+        "build_s": HOST_WALL,
+        "launch_s": HOST_WALL if on_device else EMULATOR_WALL,
+        "run_s": EMULATOR_WALL,
+        "kernel_s": kernel,
+    }
+    return {**sources, "builtin_kernel_s": DEVICE} if on_device else sources  # only a device runs the built-in op
