@@ -8,15 +8,18 @@ and the fix), 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from . import __version__, progress
+from ._files import check_output_file
 from .case import Case
 from .errors import InfrastructureError, InvalidAttr, WorkbenchError
 from .opspec import REQUIRED
@@ -235,14 +238,15 @@ def _run(args: argparse.Namespace) -> int:
     from .runner import run
 
     case = case_from_args(args)
-    for flag in ("html", "out"):  # refuse before the run, not after it
-        value = getattr(args, flag, None)
-        if value is not None and not Path(value).parent.is_dir():
-            raise WorkbenchError(f"--{flag}", value, "a file path in an existing folder")
-    if getattr(args, "out", None) is not None:  # a taken name, a folder, /proc, a read-only mount: before the run
+    if args.html is not None:  # refuse before the run, not after it
+        check_output_file(args.html, "--html")
+    out = getattr(args, "out", None)
+    if out is not None and not Path(out).parent.is_dir():
+        raise WorkbenchError("--out", out, "a file path in an existing folder")
+    if out is not None:  # a taken name, a folder, /proc, a read-only mount: before the run
         from .store import destination
 
-        destination(args.out, force=args.force)
+        destination(out, force=args.force)
     result = run(
         case, args.backend, args.seed, args.distribution, args.standard, max_memory=args.max_memory, kernel=args.kernel
     )
@@ -254,16 +258,14 @@ def _run(args: argparse.Namespace) -> int:
         from .store import record
 
         print(f"workbench: recorded {record(result, args.out, force=args.force)}", file=sys.stderr)
-    if args.json:
-        print(json.dumps({**tiling_json(case), **result.to_json()}))
-    else:
-        print(result.text())
-    if result.faulted:
-        if args.json:  # the diagnostics are in the JSON; repeat the faults where a terminal user looks
-            for d in result.diagnostics:
-                print(f"workbench: {d}", file=sys.stderr)
-        return EXIT_FAULT
-    return EXIT_OK if result.passed else EXIT_PRECISION
+    code = EXIT_FAULT if result.faulted else EXIT_OK if result.passed else EXIT_PRECISION
+    with _verdict_stands():
+        print(json.dumps({**tiling_json(case), **result.to_json()}) if args.json else result.text())
+        sys.stdout.flush()
+    if result.faulted and args.json:  # the diagnostics are in the JSON; repeat the faults where a terminal user looks
+        for d in result.diagnostics:
+            print(f"workbench: {d}", file=sys.stderr)
+    return code
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -305,17 +307,15 @@ def _emu_run(args: argparse.Namespace) -> int:
         defines=defines_from_args(args.define),
         include_dirs=args.include,
     )
-    if args.json:
-        print(json.dumps(run.to_json()))
-    else:
-        sys.stdout.write(run.stdout)
+    code = EXIT_FAULT if run.faulted else EXIT_OK if run.exit_code == 0 else EXIT_PRECISION
+    with _verdict_stands():
+        sys.stdout.write(json.dumps(run.to_json()) + "\n" if args.json else run.stdout)
         sys.stdout.flush()
+    if not args.json:
         sys.stderr.write(run.stderr)
         for line in run.summary().splitlines():
             print(f"workbench: {line}", file=sys.stderr)
-    if run.faulted:
-        return EXIT_FAULT
-    return EXIT_OK if run.exit_code == 0 else EXIT_PRECISION
+    return code
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -355,6 +355,27 @@ def _interrupted(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+@contextlib.contextmanager
+def _verdict_stands() -> Iterator[None]:
+    """Printing a verdict computed already: a reader that leaves early (`workbench run ... | head -c 10`) cuts the
+    output short but does not change the exit code, and Python's flush at exit must not fail again."""
+    try:
+        yield
+    except BrokenPipeError:
+        _detach_stdout()
+
+
+def _detach_stdout() -> None:
+    """Point stdout at /dev/null: what is still buffered for a closed pipe is dropped at exit, without a traceback."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (a test's capture): nothing flushes it at exit
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     program_args: list[str] = []  # emu-run: everything after `--` is the program's (argparse would refuse it)
@@ -390,7 +411,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except WorkbenchError as exc:
         _refused(args, exc)
         return EXIT_INVALID
-    except BrokenPipeError:  # `workbench ... | head`
+    except BrokenPipeError:  # `workbench ops | head`: nothing was judged, and the reader has what it wanted
+        _detach_stdout()
         return EXIT_OK
     except KeyboardInterrupt:  # the launch layer (and serve.py) has already stopped its child processes
         print("workbench: interrupted", file=sys.stderr)
