@@ -68,3 +68,16 @@ def test_a_kernel_that_ends_its_process_is_a_kernel_fault(
     assert main(argv) == 3
     out = capsys.readouterr().out
     assert out.startswith("KERNEL FAULT") and "fatal KERNEL_EXIT" in out and "exit()/_exit()" in out, out
+
+
+def test_a_kernel_that_is_not_utf8_text_is_refused_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = wb.copy_kernel(CASE, tmp_path)
+    copy.write_bytes(copy.read_bytes().replace(b"// ", "// caf\xe9 ".encode("latin-1"), 1))
+    with pytest.raises(wb.WorkbenchError, match=rf"^kernel: got '{copy}'; allowed: a UTF-8 text file"):
+        wb.run(CASE, kernel=copy)
+    argv = ["run", "cast", "--dtype", "float32:float16", "--shape", "1003", "--kernel", str(copy), "--quiet"]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith(f"workbench: kernel: got '{copy}'"), err

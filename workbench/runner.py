@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import backends, memory, reruns, resources
+from ._files import check_text_source
 from ._parallel import WORKERS, in_background
 from .baseline import Baseline, baseline_json, compare_builtin
 from .case import Case
@@ -219,6 +220,7 @@ def _kernel_path(kernel: str | Path | None) -> Path | None:
     path = Path(kernel).expanduser().resolve() if isinstance(kernel, (str, Path)) else None
     if path is None or not path.is_file():
         raise InvalidInput("kernel", str(kernel), "the path of an existing Ascend C source file (see copy_kernel)")
+    check_text_source(path, "kernel")
     return path
 
 
