@@ -10,9 +10,9 @@ only if the kernel declares a parameter for it (`add_custom(GM_ADDR x, GM_ADDR y
 and nothing else). Arrays are device memory: every writeable array argument is copied back after the launch
 (msKL's `kernel[blockdim](...)` convention). Wrap an argument in `In(a)` to skip the copy back, or in
 `Out(a, fill=0)` to start it zeroed (or `fill=POISON`) instead of copying its contents in. Every argument is checked
-before anything is built or run (docs/emulator.md "Launch arguments"): an array the launch must write back is
-writeable, every array is little-endian and holds numbers (a GM buffer of a dtype kernels read: not float64), and
-`timeout_s`, `workspace`, `tiling_key` and the launch options have valid values. A launch that did not finish leaves
+before the launch (docs/emulator.md "Launch arguments"), most of them before the build: an array the launch must write
+back is writeable, every array is little-endian and holds numbers (a GM buffer of a dtype kernels read: not float64),
+and `timeout_s`, `workspace`, `tiling_key` and the launch options have valid values. A launch that did not finish leaves
 every array it would have written back filled with the poison byte 0xFF.
 """
 
@@ -157,10 +157,8 @@ MAX_GM_BYTES = 1 << 40  # no host holds more; a larger workspace is a mistake, n
 # says only "pointer", so the dtype is checked against what any kernel can read; a structured dtype is a layout the
 # caller wrote on purpose. float64 is refused: it is numpy's default (np.arange(n) / 3, np.array([1.0])), no Ascend C
 # vector API reads it, and a kernel reading float32 would see its bytes as other numbers without any error.
-GM_DTYPES = frozenset(
-    {np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32)}
-    | {np.dtype(np.uint64), np.dtype(np.float16), np.dtype(np.float32), NUMPY["bfloat16"]}
-)
+_GM_TYPES = (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float16)
+GM_DTYPES = frozenset({*map(np.dtype, (*_GM_TYPES, np.float32)), NUMPY["bfloat16"]})
 
 
 def _checked(a: Any, name: str) -> Any:

@@ -154,28 +154,28 @@ def run_launch(
     Every array the launch writes back ends as the kernel left its device memory, or, when the child did not finish
     the launch (KERNEL_EXIT, or a kill before the outputs were settled), filled with the poison byte 0xFF: an output
     that was never written back never looks like a result. A launch the driver refused before the kernel ran
-    (HARNESS) leaves them as they were. A scratch folder the machine refuses (full, read-only,
-    missing) is an InfrastructureError, never a kernel verdict."""
+    (HARNESS) leaves them as they were. A scratch folder the machine refuses (full, read-only, missing) is an
+    InfrastructureError, never a kernel verdict."""
     t0 = time.perf_counter()
     sc = acquire()
     try:
         d = sc.dir
         report_path, done_path = d / "report.json", d / "done"
+        settings = {
+            "platform": platform,
+            "soc": soc,
+            "block_dim": int(block_dim),
+            "tiling_key": int(tiling_key),
+            "mode": "serial",
+            "seed": 0,
+            "strict": False,
+            "timeout_s": float(timeout_s),
+            **(options or {}),
+            "report_path": str(report_path),
+            "done_file": str(done_path),
+            "exit_note": True,
+        }
         try:
-            settings = {
-                "platform": platform,
-                "soc": soc,
-                "block_dim": int(block_dim),
-                "tiling_key": int(tiling_key),
-                "mode": "serial",
-                "seed": 0,
-                "strict": False,
-                "timeout_s": float(timeout_s),
-                **(options or {}),
-                "report_path": str(report_path),
-                "done_file": str(done_path),
-                "exit_note": True,
-            }
             gm_args, fds = _stage(sc, args, settings)
         except OSError as exc:
             raise os_error("emulator scratch folder", d, exc, SCRATCH_FIX) from exc
