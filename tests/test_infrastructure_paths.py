@@ -70,7 +70,7 @@ def one_line(err: str, path: object, *words: str) -> None:
     ("where", "words"),
     [
         ("folder", ["is a folder"]),
-        ("/proc", ["No such file or directory"]),
+        ("/proc", ["cannot create files here"]),
         ("a pipe", ["not a regular file"]),
     ],
 )
@@ -134,7 +134,7 @@ def test_a_scratch_folder_that_is_a_file_or_proc_is_exit_4(
 ) -> None:
     not_a_folder = tmp_path / "file"
     not_a_folder.write_text("")
-    for root, words in ((not_a_folder, ["Not a directory"]), (Path("/proc"), ["No such file or directory"])):
+    for root, words in ((not_a_folder, ["a file where a folder"]), (Path("/proc"), ["cannot create files here"])):
         scratch_env.setenv("ASCEMU_SCRATCH_DIR", str(root))
         assert main([*CAST, "--shape", "1000"]) == 4
         out, err = capsys.readouterr()

@@ -24,6 +24,10 @@ def os_error(what: str, path: str | Path, exc: OSError, fix: str | None = None) 
     reason = exc.strerror or str(exc)
     if exc.errno in _NO_SPACE:
         problem, default_fix = f"no space left ({reason})", "free space on that filesystem or choose another folder"
+    elif exc.errno == errno.ENOENT:
+        problem, default_fix = "cannot create files here (not a folder on a disk, e.g. /proc)", "choose a disk folder"
+    elif exc.errno == errno.ENOTDIR:
+        problem, default_fix = "has a file where a folder should be", "remove that file or choose another folder"
     elif exc.errno == errno.EROFS:
         problem, default_fix = "read-only filesystem", "choose a folder on a writable filesystem"
     elif exc.errno in (errno.EACCES, errno.EPERM):

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from . import resources
+from ._files import os_error
 from ._record_schema import EMULATOR_TIMING, SCHEMA, Checked, Said, check, check_schema, digest, json_type
 from ._record_schema import verify_digest as _verify_digest
 from .errors import InfrastructureError, InvalidInput
@@ -271,17 +272,7 @@ def _taken(path: Path) -> InvalidInput:
 
 def _machine(path: Path, exc: OSError) -> InfrastructureError:
     """The OSError of writing a record as the machine's fault: what is wrong with the path, and the fix."""
-    problems = {
-        errno.ENOSPC: ("no space left on the device", "free space there, or record to another folder"),
-        errno.EDQUOT: ("the disk quota is used up", "free space there, or record to another folder"),
-        errno.EROFS: ("on a read-only file system", "record to a folder on a writable file system"),
-        errno.EACCES: ("not writable by this user", "record to a folder you can write to"),
-        errno.EPERM: ("not writable by this user", "record to a folder you can write to"),
-        errno.EISDIR: ("is a folder", "remove it or choose another name"),
-        errno.ENOENT: ("cannot create files here, not a folder on a disk (e.g. /proc)", "record to a folder on a disk"),
-    }
-    problem, fix = problems.get(exc.errno or 0, (exc.strerror or str(exc), "record to another folder"))
-    return InfrastructureError("record", path, problem, fix)
+    return os_error("record", path, exc, "record to another folder (or free space / fix the permissions there)")
 
 
 # ------------------------------------------------------------------------------------------------- read

@@ -23,6 +23,7 @@ from functools import cache
 from pathlib import Path
 
 from .. import resources
+from .._files import check_text_source
 from ..errors import InvalidInput, WorkbenchError
 from .cache import Built, CompileFailed, Unit, cache_root, compile_cached, ensure_file, file_digest, need
 
@@ -195,7 +196,7 @@ def gxx() -> str:
 def build(v: Variant, driver: Path | None = None) -> Built:
     """The binary for `v`, compiled only when the cache has none for exactly what the compiler would read."""
     for source in v.sources:
-        check_text(source)
+        check_text_source(source, "kernel source")
     platform = PLATFORM_MACRO[v.platform]
     runtime = _runtime(v) if driver is None else None
     separate = ["-DASCEMU_SEPARATE_RUNTIME"] if runtime else []
@@ -226,16 +227,6 @@ def build(v: Variant, driver: Path | None = None) -> Built:
         if exc.unit is not unit:  # the emulator's own runtime or header: not the user's error
             raise BuildError(f"the emulator's {exc.unit.stem}", exc.log) from None
         raise BuildError(f"{first.name} for {platform}", exc.log, tuple(str(s) for s in v.sources)) from None
-
-
-def check_text(source: Path) -> None:
-    """A kernel source is UTF-8 text (g++ would read anything; the reports could not show it)."""
-    try:
-        source.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidInput("kernel source", str(source), f"UTF-8 text (byte {exc.start} is not)") from None
-    except OSError as exc:
-        raise InvalidInput("kernel source", str(source), f"a readable file ({exc.strerror})") from None
 
 
 # The runtime and the header are compiled from the emulator's folder only: their keys never depend on a kernel.

@@ -20,7 +20,6 @@ where the folder should be, read-only, a full disk) is an InfrastructureError na
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import hashlib
 import json
@@ -37,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import progress
+from .._files import os_error
 from ..errors import InfrastructureError, WorkbenchError
 
 SCHEMA = 2  # bump when the layout or the key's recipe changes: older entries are then never matched
@@ -58,15 +58,7 @@ def cache_root() -> Path:
 
 
 def _cache_fault(path: Path, exc: OSError) -> InfrastructureError:
-    problem = {
-        errno.ENOSPC: "no space left on the device",
-        errno.EDQUOT: "disk quota exceeded",
-        errno.EROFS: "is on a read-only file system",
-        errno.EACCES: "is not writable",
-        errno.EPERM: "is not writable",
-        errno.ENOTDIR: "has a file where a folder should be",
-    }.get(exc.errno or 0, exc.strerror or str(exc))
-    return InfrastructureError("build cache", path, problem, _FIX_CACHE)
+    return os_error("build cache", path, exc, _FIX_CACHE)
 
 
 @contextlib.contextmanager

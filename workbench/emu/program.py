@@ -27,11 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from .. import resources
+from .._files import check_text_source
 from ..backends import faulted
 from ..errors import InvalidInput, UnsupportedPlatform, WorkbenchError
 from ..launch import Diagnostic
 from ..platform import get_platform
-from .build import PLATFORM_MACRO, BuildError, Built, check_text, defines_of, gxx
+from .build import PLATFORM_MACRO, BuildError, Built, defines_of, gxx
 from .cache import CompileFailed, Unit, cache_root, compile_cached, ensure_file
 from .launch import DIAG_PREFIX, _stderr_diagnostics
 from .rewrite import instantiated, rewrite_launches
@@ -129,7 +130,7 @@ def build_program(
     for given, resolved in zip(include_dirs, dirs, strict=True):
         if not resolved.is_dir():
             raise InvalidInput("include dir", str(given), "an existing directory")
-    check_text(source)
+    check_text_source(source, "program")
     rewritten, _ = rewrite_launches(source.read_text(encoding="utf-8"), str(source))
     # the rewritten unit lives in the cache under its own content's name: the command names it, so keys follow it
     unit_file = cache_root() / "units" / hashlib.sha256(rewritten.encode()).hexdigest()[:32] / f"{source.stem}.cpp"
