@@ -18,6 +18,7 @@ from workbench.ui import Workbench
 from workbench.ui.panels import _WIDTHS, MISMATCH_HEADER, mismatch_rows
 
 SCE = "softmax_cross_entropy_with_logits"
+GREEN = "#2e7d32"  # the badge of a verdict on device-measured times
 
 
 @pytest.fixture(scope="module")
@@ -132,8 +133,13 @@ def test_a_failing_run_fills_summary_precision_and_timings() -> None:
     heat = rows(spec(app.precision.heatmap))
     assert 0 < len(heat) <= frames.MAX_CELLS and sum(r["count"] for r in heat) == result.reports[out].numel
     assert len(app.precision.table.options) == len(result.reports[out].worst)
-    assert "measured" in app.timings.table.value and app.timings.widget.layout.display == ""
     assert "performance criteria" in app.timings.table.value and "wb-criterion" in app.timings.table.value
+    # a run that failed precision gets no performance verdict, only the neutral "not judged"
+    assert (
+        "data-status='not judged'" in app.timings.table.value and "the run failed precision" in app.timings.table.value
+    )
+    assert "data-status='pass'" not in app.timings.table.value and GREEN not in app.timings.table.value
+    assert "device-measured" in app.timings.table.value and app.timings.widget.layout.display == ""
     timeline = spec(app.timings.pipes)
     pipes = timeline["datasets"][(timeline.get("data") or timeline["layer"][0]["data"])["name"]]
     assert {r["pipe"] for r in pipes} >= {"MTE2", "V", "MTE3"} and {r["core"] for r in pipes} == set(
@@ -146,6 +152,26 @@ def test_a_failing_run_fills_summary_precision_and_timings() -> None:
     layer = spec(app.tiling.cores)["layer"]
     (selected,) = [v for k, v in spec(app.tiling.cores)["datasets"].items() if k == layer[1]["data"]["name"]]
     assert [r["core"] for r in selected] == [int(c) for c in str(frame.iloc[0]["cores"]).split(",")]
+
+
+def test_the_timings_panel_gives_every_time_its_source_and_a_verdict_only_on_device_times(tmp_path: Path) -> None:
+    app = Workbench(wb.Case("cast", ("float32", "float16"), (8, 65536)))
+    result = app.run()
+    assert result is not None and result.passed
+    panel = app.timings.table.value
+    for source in ("host wall", "emulator wall", "predicted", "theoretical", "device-measured"):
+        assert f"<tr data-source='{source}'>" in panel, source
+    assert "says nothing about device speed" in panel
+    assert "predicted: would " in panel and "(not measured: kernel predicted, TBE proxy)" in panel
+    assert "data-status='pass'" not in panel and GREEN not in panel  # the model against a proxy: no green badge
+    header = "Device_id,Task ID,Stream ID,Op Name,OP Type,Task Type,Task Start Time(us),Task Duration(us)"
+    rows = [f"0,{i},2,cast_kernel_{i},cast_kernel,AI_CORE,{10 * i},{d}" for i, d in enumerate((41.0, 40.2, 40.6))]
+    csv = tmp_path / "op_summary_0.csv"
+    csv.write_text("\n".join([header, *rows, "0,9,2,Cast_9,Cast,AI_CORE,100,39.5"]) + "\n")
+    app.import_msprof(csv)  # device-measured kernel and TBE times: 40.6 µs <= 39.5 / 0.95, a verdict
+    panel = app.timings.table.value
+    assert "data-status='pass'" in panel and GREEN in panel
+    assert "(kernel device-measured, TBE device-measured)" in panel
 
 
 def test_the_run_button_runs_in_a_thread_and_reports_progress() -> None:
