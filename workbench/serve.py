@@ -103,7 +103,7 @@ def app(port: int | None = None, open_browser: bool = True) -> int:
         "--VoilaConfiguration.show_tracebacks=True",  # a local, token-protected page: show the user the error
         # the page arrives at once and each cell shows as it has run: the controls (first cell) before the charts
         "--VoilaConfiguration.progressive_rendering=True",
-        # the page runs the scripts of the two JupyterLab extensions it uses only (widgets, and anywidget for the
+        # the page runs the scripts of the JupyterLab extensions it uses only (the widgets, and anywidget for the
         # charts): any other one installed would be fetched and run on every page load for nothing
         *(f"--VoilaConfiguration.extension_allowlist={name}" for name in PAGE_EXTENSIONS),
         # Voilà 0.5 reads an allow list only beside a deny list (an unset one fails): this one it disables anyway
@@ -124,8 +124,9 @@ def app(port: int | None = None, open_browser: bool = True) -> int:
     # the page's template (ui/jupyter/voila/templates/workbench) is found on the Jupyter data path
     jupyter_path = os.pathsep.join(filter(None, [str(nb.parent / "jupyter"), os.environ.get("JUPYTER_PATH")]))
     env = {**os.environ, "JUPYTER_PATH": jupyter_path}
-    # IPython runs PYTHONSTARTUP in each page's kernel as it starts: it imports the first cell's modules while the
-    # browser loads the page's scripts (a user's own PYTHONSTARTUP is kept, and the page then loads without it)
+    # IPython runs PYTHONSTARTUP in each kernel as it starts: ui/kernel_startup.py imports the cells' modules before a
+    # page takes the kernel, or while the browser loads the page's scripts (a user's own PYTHONSTARTUP is kept, and
+    # the page then loads without it)
     env.setdefault("PYTHONSTARTUP", str(nb.parent / "kernel_startup.py"))
     return _serve(argv, port, f"/?token={token}", "Voilà", open_browser, env)
 

@@ -34,6 +34,8 @@ from traitlets import Float, List, Unicode
 
 
 class ServedOriginOnly(PasswordIdentityProvider):
+    """jupyter_server's token (or password) login, for requests from the server's own pages only (`origins`)."""
+
     origins = List(Unicode(), help="the origins of the server's own pages, e.g. http://127.0.0.1:8866").tag(config=True)
 
     def should_check_origin(self, handler: Any) -> bool:
