@@ -245,6 +245,22 @@ def test_a_faulting_edited_kernel_shows_each_diagnostic_with_its_source_lines(tm
     assert f"&gt; {line:5d} | {html.escape(source)}" in summary  # the faulting line, marked, among its neighbours
 
 
+def test_an_edited_kernel_that_does_not_compile_shows_its_errors_at_its_lines(tmp_path: object) -> None:
+    case = wb.Case("cast", ("float32", "float16"), (1000,))
+    copy = wb.copy_kernel(case, tmp_path)  # type: ignore[arg-type]
+    lines = copy.read_text().splitlines()
+    at = lines.index("using namespace AscendC;") + 1
+    lines.insert(at, "int broken = not_declared_anywhere;")
+    copy.write_text("\n".join(lines) + "\n")
+    app = Workbench(case)
+    app.controls["kernel"].value = str(copy)
+    assert app.run() is None and app.result is None
+    status = app.status.value
+    assert f"<code>{copy.name}:{at + 1}:14</code>" in status and "not_declared_anywhere" in status
+    assert f"&gt; {at + 1:5d} | int broken = not_declared_anywhere;" in status  # the line, among its neighbours
+    assert "{" not in status.split("g++ rejected")[1].split("</b>")[0]  # no Python dict repr of the defines
+
+
 def test_the_controls_work_before_the_panels_are_in() -> None:
     """`workbench app`'s first cell: the controls validate and plan at once; Run and save wait for the panels."""
     app = Workbench(panels=False)

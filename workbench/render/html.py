@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..timesource import MEANING
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from ..case import Case
     from ..compare import Report
     from ..criteria import Criterion
+    from ..emu.build import BuildError
     from ..platform import Platform
     from ..runner import Result
     from ..tiling import TilingPlan
@@ -170,6 +172,20 @@ def diagnostic_html(d: object) -> str:
     """One emulator diagnostic and the kernel source around its line."""
     excerpt = source_excerpt(str(getattr(d, "file", "")), int(getattr(d, "line", 0) or 0))
     return f"<li><code>{e(str(d))}</code>{f'<pre>{e(excerpt)}</pre>' if excerpt else ''}</li>"
+
+
+def build_error_html(err: BuildError) -> str:
+    """A kernel g++ rejected: its first errors, each at the kernel's file:line with the source around it."""
+    items = []
+    for c in err.errors:
+        via = f" <span class='wb-muted'>(reported in {e(c.origin)})</span>" if c.origin else ""
+        excerpt = source_excerpt(c.file, c.line)
+        pre = f"<pre>{e(excerpt)}</pre>" if excerpt else ""
+        items.append(f"<li><code>{e(Path(c.file).name)}:{c.line}:{c.column}</code>: {e(c.message)}{via}{pre}</li>")
+    more = len(err.all_errors) - len(err.errors)
+    tail = f"<li>… and {more} more</li>" if more > 0 else ""
+    body = f"<ul>{''.join(items)}{tail}</ul>" if items else f"<pre>{e(err.log.strip()[-2000:])}</pre>"
+    return f"<div class='wb-build-error'><b>g++ rejected {e(str(err.value))}</b>{body}</div>"
 
 
 def result_html(res: Result) -> str:

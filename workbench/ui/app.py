@@ -27,6 +27,7 @@ from .._files import atomic_write
 from ..case import Case
 from ..compare import STANDARDS
 from ..demo import examples
+from ..emu.build import BuildError
 from ..errors import WorkbenchError
 from ..opspec import REQUIRED
 from ..pipeline import plan
@@ -34,6 +35,7 @@ from ..platform import PLATFORMS
 from ..profiling import attach
 from ..registry import OPS
 from ..render import frames
+from ..render.html import build_error_html
 from ..render.report import save_chart
 from ..runner import Result, run
 from ..tiling import TilingPlan
@@ -395,6 +397,11 @@ class Workbench:
                     standard=standard,
                     kernel=c["kernel"].value.strip() or None,
                 )
+        except BuildError as err:  # the user's edited kernel: its errors at its lines, with the source
+            self.progress.value = ""
+            self.error = str(err)
+            self.status.value = build_error_html(err)
+            return None
         except WorkbenchError as err:
             self.progress.value = ""
             self.status.value = _error_html("run refused", str(err))
