@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import json
 import os
 import shutil
 import signal
@@ -55,32 +54,8 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-# what "on screen" means for each mark: the first matching element that checkVisibility() accepts
-MARKS = {
-    "controls": [".wb-op select"],
-    "loading": [".wb-loading"],
-    "ready": [
-        ".wb-tiling tr[data-field]",
-        ".wb-cores-chart svg.marks, .wb-cores-chart canvas",
-        ".wb-ub-chart svg.marks, .wb-ub-chart canvas",
-        ".wb-run:not(:disabled)",
-    ],
-}
-# installed before the page's own scripts: records performance.now() when each mark is first on screen
-RECORDER = """
-(() => {
-  const marks = MARKS;
-  window.__wbSeen = {};
-  const shown = sel => { const e = document.querySelector(sel); return !!e && e.checkVisibility(); };
-  const check = () => {
-    for (const [name, sels] of Object.entries(marks)) {
-      if (!(name in window.__wbSeen) && sels.every(shown)) window.__wbSeen[name] = performance.now() / 1000;
-    }
-  };
-  new MutationObserver(check).observe(document, {subtree: true, childList: true, attributes: true});
-  setInterval(check, 50);
-})();
-"""
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from test_browser import RECORDER  # noqa: E402 - what "on screen" means, as the browser test records it
 
 
 @dataclass(frozen=True)
@@ -137,7 +112,7 @@ def load(browser: Any, url: str, shots: Path | None = None) -> Load:
     """Open the page in a new tab, wait for the full app, read the marks, close the tab (its kernel stops).
     With `shots`, screenshot the loading state (if still on screen) and the loaded one into that folder."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.add_init_script(RECORDER.replace("MARKS", json.dumps(MARKS)))
+    page.add_init_script(RECORDER)
     try:
         page.goto(url, wait_until="commit", timeout=PAGE_S * 1000)
         if shots is not None:

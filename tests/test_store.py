@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import RECORDED_CASE as CASE
 
 import workbench as wb
 from workbench import resources, store
@@ -15,19 +16,6 @@ from workbench.cli import main
 from workbench.errors import InvalidInput, WorkbenchError
 from workbench.launch import prepare
 from workbench.render import frames
-
-CASE = wb.Case("cast", ("bfloat16", "float16"), (333,))  # a bf16 input: stored as raw bytes, not a pickled dtype
-
-
-@pytest.fixture(scope="module")
-def live() -> wb.Result:
-    return wb.run(CASE, distribution="edges")
-
-
-@pytest.fixture
-def recorded(live: wb.Result, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv(store.RECORDS_ENV, str(tmp_path))
-    return store.record(live, tmp_path / "cast_case")
 
 
 def test_round_trip_is_bit_exact(live: wb.Result, recorded: Path) -> None:

@@ -24,24 +24,12 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import RECORDED_CASE as CASE
 
 import workbench as wb
 from workbench import store
 from workbench.cli import main
 from workbench.errors import InvalidInput, WorkbenchError
-
-CASE = wb.Case("cast", ("bfloat16", "float16"), (333,))
-
-
-@pytest.fixture(scope="module")
-def live() -> wb.Result:
-    return wb.run(CASE, distribution="edges")
-
-
-@pytest.fixture
-def recorded(live: wb.Result, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv(store.RECORDS_ENV, str(tmp_path))
-    return store.record(live, tmp_path / "cast_case")
 
 
 def digest(meta: dict[str, Any]) -> str:
