@@ -93,7 +93,7 @@ def _flags(platform: str, opt: str) -> list[str]:
 
 
 def runtime_object(platform: str, out_dir: Path, opt: str = "-O1") -> Path:
-    """kernels/emu/runtime/ascemu_runtime.cpp compiled for `platform` with the flags build() uses (cached in out_dir)."""
+    """kernels/emu/runtime/ascemu_runtime.cpp compiled for `platform` with build()'s flags (cached in out_dir)."""
     obj = Path(out_dir) / f"ascemu_runtime_{platform}{opt}_{_emu_sources_digest()}.o"
     return obj if obj.exists() else _compile([*_flags(platform, opt), "-c", str(RUNTIME)], obj)
 

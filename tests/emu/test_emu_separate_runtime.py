@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-import workbench as wb
 from emu_helpers import DRIVER, INCLUDE, KERNEL_CONF, KERNEL_FAULT, build, conf_tiling, run, runtime_object
+
+import workbench as wb
 from workbench.emu import In, Out, Workspace
 from workbench.emu.build import PLATFORM_MACRO
 from workbench.emu.launch import run_launch
@@ -35,6 +36,8 @@ MODES = ("header-only", "separate")
 def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Binaries and the runtime objects (one per platform) of this module."""
     return tmp_path_factory.mktemp("emu_separate_runtime")
+
+
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 

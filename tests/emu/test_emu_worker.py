@@ -59,7 +59,9 @@ class StaticsTiling(ctypes.Structure):
 
 
 @pytest.fixture(scope="module", params=["header-only", "separate"])
-def statics(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, user_kernel: UserKernel) -> Iterator[Kernel]:
+def statics(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, user_kernel: UserKernel
+) -> Iterator[Kernel]:
     """The kernel as the backend builds it (header-only), and linked with the separately compiled runtime
     (ascemu/linkage.h), whose emulator objects the worker must tell from the kernel's just the same."""
     d = tmp_path_factory.mktemp("statics")
