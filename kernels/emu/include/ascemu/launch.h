@@ -93,23 +93,44 @@ ASCEMU_DECL void install_crash_handlers();
 // The calling thread's signal stack (crash reports run on it), unless it has one.
 ASCEMU_DECL void setup_altstack();
 
-// The threads the cores run on, kept from one launch to the next: a reused process (serve.h) does not create
-// and tear down one thread per core per launch.  Never destroyed: blocked pool threads end with the process.
+// The threads the cores run on, kept from one launch to the next: a reused process (serve.h) does not create and
+// tear down threads per launch.  A core gets a thread when it first runs and gives it back when it ends, so a launch
+// uses as many threads as cores are resident at once (started, not finished), not block_dim.  Never destroyed:
+// blocked pool threads end with the process.
 class CoreThreads {
   public:
     static CoreThreads& get();
-    // job(i) for i in [0, n), each on its own thread; wait() returns once all have returned.
+    // A launch of n cores: job(i) runs once submit(i) was called, on a thread of the pool; wait() returns once all
+    // n jobs have returned.
     void start(int n, const std::function<void(int)>& job);
+    void submit(int i);
     void wait();
 
   private:
-    void loop(int idx);
+    void loop(int i);
     std::mutex m_;
     std::condition_variable go_, done_;
     std::vector<std::thread> threads_;
+    std::vector<int> queue_;  // submitted jobs an idle thread takes
+    int idle_ = 0;            // threads waiting for a job and not yet handed one
     const std::function<void(int)>* job_ = nullptr;
-    uint64_t gen_ = 0;
     int n_ = 0, finished_ = 0;
+};
+
+// The UB arenas of resident cores: a core takes one when it starts and gives it back when it ends (launch()).  Free
+// arenas are kept, pre-faulted, for the next core and the next launch, up to kKeep of them.
+class UbArenas {
+  public:
+    static UbArenas& get();
+    uint8_t* take();  // kProfile.ub_size bytes, 64-B aligned, contents undefined (the caller poisons them)
+    void give(uint8_t* p);
+    void trim();  // at a launch's end: unmap the free arenas beyond kKeep
+
+  private:
+    static constexpr size_t kKeep = 64;
+    size_t bytes() const;
+    std::mutex m_;
+    std::vector<uint8_t*> free_;
 };
 
 // ------------------------------------------------------------------------------------------------ end checks
@@ -120,10 +141,14 @@ ASCEMU_DECL void launch_end_checks();
 // ------------------------------------------------------------------------------------------------ launch
 ASCEMU_DECL void configure_mode(Runtime& R);
 
-// The UB arenas of all cores: one pre-faulted anonymous mapping (a page-rounded, 64-B aligned slot per core),
-// replacing the previous launch's.  Pre-faulting in one call is cheaper than a fault per page, and each byte is
-// written once (the poison) instead of zeroed and then poisoned.
-ASCEMU_DECL uint8_t* ub_arenas(size_t cores, size_t slot);
+// A core becomes resident (its first run): a poisoned UB arena and an empty written shadow; the thread-local state
+// of the emulator starts as on a fresh thread (a pool thread may have run another core before).
+ASCEMU_DECL void core_enter(Core* c);
+// A core has ended: its UB arena goes back, and the state only a running core needs is released.
+ASCEMU_DECL void core_leave(Core* c);
+
+// CANN's limit on a launch's blockDim (the <<<>>> launch and aclrtLaunchKernel take at most 65535 blocks).
+inline constexpr int kMaxBlockDim = 65535;
 
 // Runs body(core_index) on block_dim emulated cores.  Returns the §5.6 exit code (fatal paths _exit).
 ASCEMU_DECL int launch(int block_dim, const std::function<void()>& body);

@@ -32,7 +32,7 @@ constexpr AscendC::HardEvent queue_event(int from, int to) {
 }
 // The lowest ID of event e that neither the kernel (AllocEventID) nor a queue holds; -1 when all 8 are held.
 inline int free_event_id(const Core* c, int e) {
-    uint8_t held = c->ev_alloc[e] | c->ev_queue[e];
+    uint8_t held = c->live->ev_alloc[e] | c->live->ev_queue[e];
     for (int id = 0; id < 8; ++id)
         if (!((held >> id) & 1)) return id;
     return -1;
@@ -45,7 +45,7 @@ ASCEMU_DECL void event_id_collision(int e, int id, const SL& set_loc, const SL& 
 // kernel's on the ID a queue takes collides with it.
 enum SlotHold { SLOT_ENQUE = 0, SLOT_FREE = 1 };
 inline void queue_release_event(Core* c, UbBuf& b, SlotHold h) {
-    if (b.hold_id[h] >= 0) c->ev_queue[b.hold_evt[h]] &= (uint8_t)~(1u << b.hold_id[h]);
+    if (b.hold_id[h] >= 0) c->live->ev_queue[b.hold_evt[h]] &= (uint8_t)~(1u << b.hold_id[h]);
     b.hold_id[h] = -1;
 }
 ASCEMU_DECL void queue_hold_event(Core* c, UbBuf& b, SlotHold h, AscendC::HardEvent evt, const SL& loc);
@@ -305,13 +305,13 @@ class TPipe {
     TEventID AllocEventID() {
         ascemu::Core* c = ascemu::t_core;
         TEventID id = FetchEventID(evt);
-        if (c) c->ev_alloc[(int)evt] |= (uint8_t)(1u << id);
+        if (c) c->live->ev_alloc[(int)evt] |= (uint8_t)(1u << id);
         return id;
     }
     template <HardEvent evt>
     void ReleaseEventID(TEventID id) {
         ascemu::Core* c = ascemu::t_core;
-        if (c && id >= 0 && id < 8) c->ev_alloc[(int)evt] &= (uint8_t)~(1u << id);
+        if (c && id >= 0 && id < 8) c->live->ev_alloc[(int)evt] &= (uint8_t)~(1u << id);
     }
     template <HardEvent evt>
     TEventID FetchEventID() { return FetchEventID(evt); }

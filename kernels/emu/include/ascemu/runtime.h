@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
@@ -147,8 +148,6 @@ struct Trace {
     std::string atomic_dtype;
     std::map<VecKey, VecAgg> vec;  // by name: the report's order
     std::unordered_map<VecKey, VecAgg*, VecKeyPtrHash, VecKeyPtrEq> vec_seen;
-    struct VecHot { VecKey k{nullptr, nullptr, nullptr, 0}; VecAgg* a = nullptr; };
-    VecHot vec_hot[32];  // direct-mapped in front of vec_seen: the last keys each call site used
     uint64_t ub_get = 0, ub_set = 0, gm_get = 0, gm_set = 0, dcache_miss_lines = 0, dcci = 0;
     uint64_t pipe_barrier[PIPE_NUM_ASCEMU] = {};
     uint64_t set_flag = 0, wait_flag = 0, enque = 0, deque = 0, syncall = 0, ib_wait = 0, poll_iterations = 0;
@@ -234,10 +233,56 @@ inline const char* cstate_name(CState s) {
     }
 }
 
+// A vector clock of the race model: per core, the newest epoch of it that the holder (a core, a sync region, a
+// released flag) is ordered after.  Only the cores it has learned of are stored, sorted, so a launch of many cores
+// that rarely meet keeps it small; any other core reads 0.
+struct VClock {
+    std::vector<std::pair<uint32_t, uint64_t>> e;  // (core, epoch > 0), sorted by core
+    uint64_t operator[](size_t core) const {
+        auto it = find(core);
+        return it != e.end() && it->first == core ? it->second : 0;
+    }
+    void raise(size_t core, uint64_t epoch) {  // this[core] = max(this[core], epoch)
+        if (!epoch) return;
+        auto it = find(core);
+        if (it != e.end() && it->first == core) it->second = std::max(it->second, epoch);
+        else e.insert(it, {(uint32_t)core, epoch});
+    }
+    void merge(const VClock& o) {  // elementwise max
+        for (auto& [k, v] : o.e) raise(k, v);
+    }
+    void clear() { e.clear(); }
+
+  private:
+    std::vector<std::pair<uint32_t, uint64_t>>::const_iterator find(size_t core) const {
+        return std::lower_bound(e.begin(), e.end(), core, [](const auto& p, size_t k) { return p.first < k; });
+    }
+    std::vector<std::pair<uint32_t, uint64_t>>::iterator find(size_t core) {
+        return std::lower_bound(e.begin(), e.end(), core, [](const auto& p, size_t k) { return p.first < k; });
+    }
+};
+
+// What only a resident core (from its start to its end, launch.h core_enter / core_leave) needs, held apart so that
+// the cores of a large launch that have not started or have ended stay small.
+struct CoreLive {
+    // events (§5.5)
+    int32_t ev_pending[(int)AscendC::HardEvent::MAX][8] = {};
+    // CANN's event-ID pool per HardEvent (TPipe's eventOccupy, bit i = ID i): the IDs the kernel took with
+    // AllocEventID, and those the queues hold from EnQue to DeQue and from FreeTensor to the slot's next AllocTensor
+    uint8_t ev_alloc[(int)AscendC::HardEvent::MAX] = {}, ev_queue[(int)AscendC::HardEvent::MAX] = {};
+    SL ev_queue_loc[(int)AscendC::HardEvent::MAX][8] = {};
+    SL ev_loc[(int)AscendC::HardEvent::MAX][8] = {};
+    // trace (Trace::vec): direct-mapped in front of vec_seen, the last keys each call site used
+    struct VecHot { VecKey k{nullptr, nullptr, nullptr, 0}; VecAgg* a = nullptr; };
+    VecHot vec_hot[32];
+};
+
 struct Core {
     int idx = 0;
-    uint8_t* ub = nullptr;  // arena (ub_size bytes)
-    Bitmap ubw;             // written shadow
+    // The UB arena (ub_size bytes) and its written shadow exist while the core is resident: from its start to its
+    // end (launch.h UbArenas), not for the whole launch, so memory follows the cores resident at once, not block_dim.
+    uint8_t* ub = nullptr;
+    Bitmap ubw;
     std::vector<UbBuf> bufs;
     uint32_t live_pipes = 0;
     void* pipe = nullptr;
@@ -252,13 +297,8 @@ struct Core {
     // DeqScale (§4.6)
     bool deq_set = false;
     half deq_scale = half(1.0f);
-    // events (§5.5)
-    int32_t ev_pending[(int)AscendC::HardEvent::MAX][8] = {};
-    // CANN's event-ID pool per HardEvent (TPipe's eventOccupy, bit i = ID i): the IDs the kernel took with
-    // AllocEventID, and those the queues hold from EnQue to DeQue and from FreeTensor to the slot's next AllocTensor
-    uint8_t ev_alloc[(int)AscendC::HardEvent::MAX] = {}, ev_queue[(int)AscendC::HardEvent::MAX] = {};
-    SL ev_queue_loc[(int)AscendC::HardEvent::MAX][8] = {};
-    SL ev_loc[(int)AscendC::HardEvent::MAX][8] = {};
+    // event flags and IDs, the trace's lookup cache: only while the core is resident (CoreLive)
+    std::unique_ptr<CoreLive> live;
     // pipe/event sync model (§5.5)
     PipeState psv;
     // DCache (§5.1): line address -> cached bytes
@@ -281,10 +321,11 @@ struct Core {
     int poll_thresh = 3;
     uint64_t own_writes = 0, poll_own_writes = 0;
     // races
-    std::vector<uint64_t> vc;
+    VClock vc;
     uint64_t epoch = 1;
     // scheduler
     CState state = CState::Ready;
+    bool started = false;  // has run (on a thread of CoreThreads, launch.h); a core that never ran has no thread
     const uint8_t* wait_lo = nullptr;
     const uint8_t* wait_hi = nullptr;
     int barrier_n = 0;
@@ -296,7 +337,6 @@ struct Core {
     std::unordered_map<const void*, int32_t> softsync_count;
     // printf capture
     std::string out;
-    std::vector<uint8_t> ub_mem;
     // CANN's per-block g_sysWorkspaceReserved: set by SetSysWorkspace, or by the framework (system.h); null until then
     uint8_t* sys_workspace = nullptr;
     // The GM address a GlobalTensor handed out last (GetPhyAddr, Get/SetValue) and the pointer its SetGlobalBuffer
@@ -326,7 +366,7 @@ struct WRec {
 };
 struct SyncRegion {
     uintptr_t lo, hi;
-    std::vector<uint64_t> vc;
+    VClock vc;
 };
 struct PendingRW {
     uintptr_t lo, hi;
@@ -358,6 +398,7 @@ struct Runtime {
     std::condition_variable main_cv;
     int running = 0;
     int permits = 1;
+    size_t done_prefix = 0;  // cores [0, done_prefix) are Done (final): the scheduler's scans start after them
     bool interleave = false;
     bool ordered_atomics = false;  // mode ordered
     bool all_done = false;
@@ -380,6 +421,9 @@ struct Runtime {
 
     // atomics in parallel mode
     std::mutex am[64];
+
+    // gives core i, about to run for the first time, a thread to run on (set by launch(), launch.h)
+    void (*start_core)(int) = nullptr;
 
     // finalisation
     std::atomic<bool> finishing{false};
@@ -472,6 +516,8 @@ ASCEMU_DECL void promote_turns_locked();
 // Called with R.sm held.  Gives free permits to the lowest-index ready cores; detects the end of the
 // launch and deadlocks.
 ASCEMU_DECL void dispatch_locked();
+// With R.sm held: core c, Ready, runs now; a core that has not started yet gets a thread (CoreThreads, launch.h).
+ASCEMU_DECL void run_core_locked(Core* c);
 
 inline void wait_running(std::unique_lock<std::mutex>& lk, Core* c) {
     while (c->state != CState::Running) c->cv.wait(lk);

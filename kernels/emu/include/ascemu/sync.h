@@ -333,11 +333,11 @@ inline uint8_t* ib_flag(Core* c, const AscendC::GlobalTensor<int32_t>& gm, const
 struct FlagClocks {
     const void* launch = nullptr;
     std::chrono::steady_clock::time_point t0{};
-    std::map<std::pair<const void*, int>, std::vector<uint64_t>> released;
+    std::map<std::pair<const void*, int>, VClock> released;
 };
 ASCEMU_DECL FlagClocks& flag_clocks_locked();  // caller holds rt().rm
 ASCEMU_DECL void flag_release(Core* c, const void* flag);
-ASCEMU_DECL void flag_acquire(Core* c, const void* flag, int setter);
+ASCEMU_DECL void flag_acquire(Core* c, const void* flag, int setter);  // setter -1: every core that set the flag
 
 // Waits until the flag holds `want`, then writes `next`.
 ASCEMU_DECL void ib_exchange(Core* c, uint8_t* p, int32_t want, int32_t next, const SL& loc, const char* api);
@@ -364,7 +364,7 @@ inline void IBWait(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<i
     uint8_t* p = ib_flag<isAIVOnly>(c, gmWorkspace, ubWorkspace, blockIdx, eventID, false, loc, "IBWait");
     if (!p) return;
     ib_exchange(c, p, 1, 0, loc, "IBWait");
-    for (int setter = 0; setter < (int)rt().cores.size(); ++setter) flag_acquire(c, p, setter);
+    flag_acquire(c, p, -1);  // from every core that set it
 }
 
 // CrossCoreSetFlag / CrossCoreWaitFlag (910B; CANN's dav_m200 refuses them at run time).  ascemu's cores are AIVs

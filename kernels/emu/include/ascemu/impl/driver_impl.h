@@ -270,7 +270,12 @@ ASCEMU_DECL int run_launch_file(const std::string& launch_path, const Overrides&
     C.platform = str("platform", kProfile.name);
     C.soc = str("soc", kProfile.soc);
     C.core_count = (uint32_t)num("core_count", kProfile.core_count);
-    C.block_dim = (int)num("block_dim", 1);
+    const double block_dim = num("block_dim", 1);
+    if (!(block_dim >= 1 && block_dim <= kMaxBlockDim && block_dim == (double)(int64_t)block_dim))
+        usage_fail(strf("launch file %s: block_dim %.17g is not an integer in 1..%d (CANN's limit on the blocks of one "
+                        "launch)",
+                        launch_path.c_str(), block_dim, kMaxBlockDim));
+    C.block_dim = (int)block_dim;
     C.tiling_key = (int64_t)num("tiling_key", 0);
     C.mode = mode_override.empty() ? str("mode", "serial") : mode_override;
     C.seed = (uint64_t)num("seed", 0);

@@ -297,32 +297,92 @@ ASCEMU_DECL void CoreThreads::start(int n, const std::function<void(int)>& job) 
     job_ = &job;
     n_ = n;
     finished_ = 0;
-    ++gen_;
-    while ((int)threads_.size() < n) {
-        const int idx = (int)threads_.size();
-        threads_.emplace_back([this, idx] { loop(idx); });
+    queue_.clear();
+}
+ASCEMU_DECL void CoreThreads::submit(int i) {
+    std::lock_guard<std::mutex> g(m_);
+    if (idle_ > 0) {
+        --idle_;
+        queue_.push_back(i);
+        go_.notify_one();
+        return;
     }
-    go_.notify_all();
+    threads_.emplace_back([this, i] {
+        setup_altstack();
+        loop(i);
+    });
 }
 ASCEMU_DECL void CoreThreads::wait() {
     std::unique_lock<std::mutex> lk(m_);
     done_.wait(lk, [this] { return finished_ == n_; });
 }
-ASCEMU_DECL void CoreThreads::loop(int idx) {
-    setup_altstack();
-    uint64_t seen = 0;
+ASCEMU_DECL void CoreThreads::loop(int i) {
     for (;;) {
+        (*job_)(i);
         std::unique_lock<std::mutex> lk(m_);
-        go_.wait(lk, [&] { return gen_ != seen && idx < n_; });
-        seen = gen_;
-        const std::function<void(int)>* job = job_;
-        lk.unlock();
-        (*job)(idx);
-        lk.lock();
         if (++finished_ == n_) done_.notify_all();
+        ++idle_;
+        go_.wait(lk, [this] { return !queue_.empty(); });
+        i = queue_.front();
+        queue_.erase(queue_.begin());
     }
 }
 
+ASCEMU_DECL UbArenas& UbArenas::get() {
+    static auto* p = new UbArenas();
+    return *p;
+}
+ASCEMU_DECL size_t UbArenas::bytes() const {
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return (kProfile.ub_size + page - 1) / page * page;
+}
+ASCEMU_DECL uint8_t* UbArenas::take() {
+    {
+        std::lock_guard<std::mutex> g(m_);
+        if (!free_.empty()) {
+            uint8_t* p = free_.back();
+            free_.pop_back();
+            return p;
+        }
+    }
+    // pre-faulted in one call, cheaper than a fault per page; page-aligned, so 64-B aligned too
+    void* p = ::mmap(nullptr, bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED) harness_fatal(strf("cannot map a %u-byte UB arena: %s", kProfile.ub_size, std::strerror(errno)));
+    return (uint8_t*)p;
+}
+ASCEMU_DECL void UbArenas::give(uint8_t* p) {
+    std::lock_guard<std::mutex> g(m_);
+    free_.push_back(p);
+}
+ASCEMU_DECL void UbArenas::trim() {
+    std::lock_guard<std::mutex> g(m_);
+    while (free_.size() > kKeep) {
+        ::munmap(free_.back(), bytes());
+        free_.pop_back();
+    }
+}
+
+ASCEMU_DECL void core_enter(Core* c) {
+    c->live = std::make_unique<CoreLive>();
+    c->ub = UbArenas::get().take();
+    std::memset(c->ub, rt().cfg.ub_poison, kProfile.ub_size);
+    c->ubw.init(kProfile.ub_size, false);
+    live_ub_allocators() = 0;
+    AscendC::ascemu_current_pipe() = nullptr;
+}
+
+ASCEMU_DECL void core_leave(Core* c) {
+    c->live.reset();
+    UbArenas::get().give(c->ub);
+    c->ub = nullptr;
+    c->ubw = Bitmap();
+    c->psv = PipeState();
+    c->dcache = {};
+    c->poll_buf = {};
+    c->race_snap = {};
+    c->ib_consumed = {};
+    c->softsync_count = {};
+}
 
 ASCEMU_DECL void core_end_checks(Core* c) {
     SL loc = c->last_loc;
@@ -334,11 +394,11 @@ ASCEMU_DECL void core_end_checks(Core* c) {
         }
     for (int e = 0; e < (int)AscendC::HardEvent::MAX; ++e)
         for (int i = 0; i < 8; ++i)
-            if (c->ev_pending[e][i] > 0)
-                diag("EVENT_UNPAIRED", Sev::Warning, c->ev_loc[e][i],
+            if (c->live->ev_pending[e][i] > 0)
+                diag("EVENT_UNPAIRED", Sev::Warning, c->live->ev_loc[e][i],
                      strf("SetFlag(event %d, id %d) never matched by a WaitFlag (%d pending at exit)", e, i,
-                          c->ev_pending[e][i]),
-                     jd("event", e, "event_id", i, "pending", c->ev_pending[e][i]));
+                          c->live->ev_pending[e][i]),
+                     jd("event", e, "event_id", i, "pending", c->live->ev_pending[e][i]));
     if (c->atomic_fn)
         diag("ATOMIC_LEFT_ENABLED", Sev::Warning, c->atomic_loc,
              strf("SetAtomicAdd<%s> still enabled at kernel exit", c->atomic_type), jd("dtype", c->atomic_type));
@@ -416,50 +476,31 @@ ASCEMU_DECL void configure_mode(Runtime& R) {
     }
 }
 
-ASCEMU_DECL uint8_t* ub_arenas(size_t cores, size_t slot) {
-    static uint8_t* region = nullptr;
-    static size_t region_len = 0;
-    if (region && region_len == cores * slot) return region;  // a reused process: poisoned again per core
-    if (region) ::munmap(region, region_len);
-    region_len = cores * slot;
-    void* p = ::mmap(nullptr, region_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    region = p == MAP_FAILED ? nullptr : (uint8_t*)p;
-    if (!region) region_len = 0;
-    return region;
-}
-
 ASCEMU_DECL int launch(int block_dim, const std::function<void()>& body) {
     Runtime& R = rt();
-    if (block_dim < 1) {
-        diag_launch("HARNESS", Sev::Fatal, strf("block_dim %d < 1", block_dim));
-    }
+    if (block_dim < 1 || block_dim > kMaxBlockDim)
+        diag_launch("HARNESS", Sev::Fatal,
+                    strf("block_dim %d is outside 1..%d (CANN's limit on the blocks of one launch)", block_dim,
+                         kMaxBlockDim),
+                    jd("block_dim", block_dim, "max", kMaxBlockDim));
     R.cfg.block_dim = block_dim;
     configure_mode(R);
     install_crash_handlers();
     setup_altstack();
     R.cores.clear();
-    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    const size_t ub_slot = (kProfile.ub_size + 64 + page - 1) / page * page;
-    uint8_t* arenas = ub_arenas((size_t)block_dim, ub_slot);
+    R.cores.reserve((size_t)block_dim);
     for (int i = 0; i < block_dim; ++i) {
         auto c = std::make_unique<Core>();
         c->idx = i;
-        if (arenas) {
-            c->ub = arenas + (size_t)i * ub_slot;
-        } else {  // no mapping: per-core heap arena
-            c->ub_mem.assign(kProfile.ub_size + 64, 0);
-            c->ub = (uint8_t*)(((uintptr_t)c->ub_mem.data() + 63) & ~(uintptr_t)63);
-        }
-        std::memset(c->ub, R.cfg.ub_poison, kProfile.ub_size);
-        c->ubw.init(kProfile.ub_size, false);
-        c->vc.assign(block_dim, 0);
         c->poll_thresh = R.cfg.poll_yield;
         c->state = CState::Ready;
         R.cores.push_back(std::move(c));
     }
     R.running = 0;
+    R.done_prefix = 0;
     R.all_done = false;
     R.launched = true;
+    R.start_core = [](int i) { CoreThreads::get().submit(i); };
     R.t0 = std::chrono::steady_clock::now();
     const std::function<void(int)> run_core = [&body](int i) {
         Runtime& R = rt();
@@ -469,12 +510,17 @@ ASCEMU_DECL int launch(int block_dim, const std::function<void()>& body) {
             std::unique_lock<std::mutex> lk(R.sm);
             wait_running(lk, c);
         }
+        core_enter(c);
         body();
         core_end_checks(c);
+        core_leave(c);
         std::unique_lock<std::mutex> lk(R.sm);
-        // a barrier still waiting on this core can never complete
-        for (auto& o : R.cores)
-            if (o->state == CState::Barrier && o->barrier_n > c->idx) {
+        // a barrier still waiting on this core can never complete (cores wait at a barrier over n cores while its
+        // arrivals are counted: the scan for them runs only then, not once per core of a large launch)
+        bool awaited = false;
+        for (auto& [n, b] : R.barriers) awaited |= n > c->idx && b.arrived > 0;
+        for (size_t k = R.done_prefix; awaited && k < R.cores.size(); ++k)
+            if (Core* o = R.cores[k].get(); o->state == CState::Barrier && o->barrier_n > c->idx) {
                 std::string det = "{\"exited_core\":" + std::to_string(c->idx) + ",\"cores\":" + core_states_json() + "}";
                 c->state = CState::Done;
                 lk.unlock();
@@ -509,6 +555,7 @@ ASCEMU_DECL int launch(int block_dim, const std::function<void()>& body) {
     }
     CoreThreads::get().wait();
     R.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - R.t0).count();
+    UbArenas::get().trim();
     launch_end_checks();
     return R.any_error ? 1 : 0;
 }

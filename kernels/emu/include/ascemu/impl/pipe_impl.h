@@ -17,11 +17,11 @@ ASCEMU_DECL void queue_hold_event(Core* c, UbBuf& b, SlotHold h, AscendC::HardEv
     queue_release_event(c, b, h);
     const int e = (int)evt, id = free_event_id(c, e);
     if (id < 0) return;
-    c->ev_queue[e] |= (uint8_t)(1u << id);
-    c->ev_queue_loc[e][id] = loc;
+    c->live->ev_queue[e] |= (uint8_t)(1u << id);
+    c->live->ev_queue_loc[e][id] = loc;
     b.hold_evt[h] = (uint8_t)e;
     b.hold_id[h] = (int8_t)id;
-    if (c->ev_pending[e][id] > 0) event_id_collision(e, id, c->ev_loc[e][id], loc);
+    if (c->live->ev_pending[e][id] > 0) event_id_collision(e, id, c->live->ev_loc[e][id], loc);
 }
 
 ASCEMU_DECL bool QueueState::check_init(Core* c, const SL& loc) {
@@ -206,7 +206,7 @@ ASCEMU_DECL void TPipe::Reset() {
     if (!c) return;
     for (auto& b : c->bufs) { b.gen++; b.owner = nullptr; b.state = ascemu::SlotState::Free; }
     c->bufs.clear();
-    std::memset(c->ev_queue, 0, sizeof c->ev_queue);
+    std::memset(c->live->ev_queue, 0, sizeof c->live->ev_queue);
     cursor_ = 0;
     pipe_bufs_ = 0;
 }
@@ -217,10 +217,10 @@ ASCEMU_DECL TEventID TPipe::FetchEventID(HardEvent evt) {
     int e = (int)evt;
     if (e < 0 || e >= (int)HardEvent::MAX) return 0;
     // the next id that nobody holds and that has no pending SetFlag
-    const uint8_t held = c->ev_alloc[e] | c->ev_queue[e];
+    const uint8_t held = c->live->ev_alloc[e] | c->live->ev_queue[e];
     for (int i = 0; i < 8; ++i) {
         int id = (next_ev_[e] + i) % 8;
-        if (c->ev_pending[e][id] == 0 && !((held >> id) & 1)) {
+        if (c->live->ev_pending[e][id] == 0 && !((held >> id) & 1)) {
             next_ev_[e] = (id + 1) % 8;
             return (TEventID)id;
         }

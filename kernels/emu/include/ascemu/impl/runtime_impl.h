@@ -204,30 +204,41 @@ ASCEMU_DECL std::string core_states_json() {
 ASCEMU_DECL void promote_turns_locked() {
     Runtime& R = rt();
     bool lower_runnable = false;
-    for (auto& c : R.cores) {
+    for (size_t i = R.done_prefix; i < R.cores.size(); ++i) {
+        Core* c = R.cores[i].get();
         if (c->state == CState::Turn && !lower_runnable) c->state = CState::Ready;
         if (c->state == CState::Ready || c->state == CState::Running || c->state == CState::Turn) lower_runnable = true;
     }
 }
 
+ASCEMU_DECL void run_core_locked(Core* c) {
+    c->state = CState::Running;
+    if (c->started) {
+        c->cv.notify_one();
+        return;
+    }
+    c->started = true;
+    rt().start_core(c->idx);
+}
+
 ASCEMU_DECL void dispatch_locked() {
     Runtime& R = rt();
     for (;;) {
+        while (R.done_prefix < R.cores.size() && R.cores[R.done_prefix]->state == CState::Done) R.done_prefix++;
         if (R.ordered_atomics) promote_turns_locked();
         while (R.running < R.permits) {
             Core* pick = nullptr;
-            for (auto& c : R.cores)
-                if (c->state == CState::Ready) { pick = c.get(); break; }
+            for (size_t i = R.done_prefix; i < R.cores.size(); ++i)
+                if (R.cores[i]->state == CState::Ready) { pick = R.cores[i].get(); break; }
             if (!pick) break;
-            pick->state = CState::Running;
             R.running++;
-            pick->cv.notify_one();
+            run_core_locked(pick);
         }
         if (R.running > 0) return;
         bool all_done = true, any_wait = false;
-        for (auto& c : R.cores) {
-            if (c->state != CState::Done) all_done = false;
-            if (c->state == CState::Wait) any_wait = true;
+        for (size_t i = R.done_prefix; i < R.cores.size(); ++i) {
+            if (R.cores[i]->state != CState::Done) all_done = false;
+            if (R.cores[i]->state == CState::Wait) any_wait = true;
         }
         if (all_done) {
             R.all_done = true;
@@ -304,13 +315,12 @@ ASCEMU_DECL void maybe_yield(Core* c) {
     Core* cand[256];
     int n = 0;
     cand[n++] = c;
-    for (auto& o : R.cores)
-        if (o->state == CState::Ready && n < 256) cand[n++] = o.get();
+    for (size_t i = R.done_prefix; i < R.cores.size(); ++i)
+        if (R.cores[i]->state == CState::Ready && n < 256) cand[n++] = R.cores[i].get();
     Core* t = cand[rng_next(R) % n];
     if (t == c) return;
     c->state = CState::Ready;
-    t->state = CState::Running;
-    t->cv.notify_one();
+    run_core_locked(t);
     wait_running(lk, c);
 }
 
@@ -330,12 +340,12 @@ ASCEMU_DECL void declare_sync_region(const void* p, size_t bytes) {
     uintptr_t lo = (uintptr_t)p, hi = lo + bytes;
     for (auto& r : R.regions)
         if (r.lo <= lo && hi <= r.hi) return;
-    SyncRegion s{lo, hi, std::vector<uint64_t>(R.cores.size(), 0)};
+    SyncRegion s{lo, hi, {}};
     auto it = R.wlog.lower_bound(lo > R.wlog_maxlen ? lo - R.wlog_maxlen : 0);
     for (; it != R.wlog.end() && it->first < hi; ++it) {
         const WRec& w = it->second;
         if (w.hi <= lo) continue;
-        s.vc[w.core] = std::max(s.vc[w.core], w.epoch);
+        s.vc.raise(w.core, w.epoch);
         R.cores[w.core]->epoch = std::max(R.cores[w.core]->epoch, w.epoch + 1);
     }
     R.regions.push_back(std::move(s));
@@ -375,7 +385,7 @@ ASCEMU_DECL void race_on_write(Core* c, uintptr_t lo, uintptr_t hi, bool atomic,
         std::lock_guard<std::mutex> g(R.rm);
         std::vector<SyncRegion*> rs;
         if (region_overlap_locked(lo, hi, &rs)) {
-            for (auto* r : rs) r->vc[c->idx] = std::max(r->vc[c->idx], c->epoch);
+            for (auto* r : rs) r->vc.raise(c->idx, c->epoch);
             c->epoch++;
             return;
         }
@@ -434,7 +444,7 @@ ASCEMU_DECL void race_on_read(Core* c, uintptr_t lo, uintptr_t hi, const SL& loc
     std::vector<SyncRegion*> rs;
     if (region_overlap_locked(lo, hi, &rs)) {
         for (auto* r : rs)
-            for (size_t i = 0; i < r->vc.size(); ++i) c->vc[i] = std::max(c->vc[i], r->vc[i]);
+            c->vc.merge(r->vc);
         return;
     }
     if (R.wlog.empty() || R.pending_rw.size() >= 64) return;
@@ -452,19 +462,26 @@ ASCEMU_DECL void race_on_read(Core* c, uintptr_t lo, uintptr_t hi, const SL& loc
 ASCEMU_DECL void race_on_barrier(int n) {
     Runtime& R = rt();
     std::lock_guard<std::mutex> g(R.rm);
-    std::vector<uint64_t> e(R.cores.size(), 0);
-    for (int i = 0; i < n; ++i) e[i] = R.cores[i]->epoch;
-    for (int i = 0; i < n; ++i) {
-        for (int j = 0; j < n; ++j) R.cores[i]->vc[j] = std::max(R.cores[i]->vc[j], e[j]);
-        R.cores[i]->epoch++;
-    }
     if (n == (int)R.cores.size()) {
+        // Every record goes, and every core starts a new epoch: a later record of core j has an epoch above any j
+        // had here, so what the cores learn of each other's epochs here orders nothing still to come.  Their
+        // clocks start empty instead of holding every core's epoch (block_dim entries each).
+        for (auto& c : R.cores) {
+            c->vc.clear();
+            c->epoch++;
+        }
         R.wlog.clear();
         R.wlog_maxlen = 0;
         R.last_wrec.clear();
-    } else {
-        R.last_wrec.erase(R.last_wrec.begin(), R.last_wrec.lower_bound({n, 0u}));
+        return;
     }
+    std::vector<uint64_t> e(n, 0);
+    for (int i = 0; i < n; ++i) e[i] = R.cores[i]->epoch;
+    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) R.cores[i]->vc.raise(j, e[j]);
+        R.cores[i]->epoch++;
+    }
+    R.last_wrec.erase(R.last_wrec.begin(), R.last_wrec.lower_bound({n, 0u}));
 }
 
 ASCEMU_DECL void gm_after_write(Core* c, const GmAccess& a, const uint8_t* p, size_t len, bool atomic, const SL& loc,
@@ -589,7 +606,7 @@ ASCEMU_DECL void wait_until_changed(Core* c, const uint8_t* p, size_t len, const
 ASCEMU_DECL void trace_vec(Core* c, const char* api, const char* src, const char* dst, int64_t count, uint64_t repeats,
                            uint64_t internal) {
     const VecKey key{api, src, dst, count};
-    auto& hot = c->tr.vec_hot[(VecKeyPtrHash()(key) >> 4) % std::size(c->tr.vec_hot)];
+    auto& hot = c->live->vec_hot[(VecKeyPtrHash()(key) >> 4) % std::size(c->live->vec_hot)];
     if (!hot.a || !VecKeyPtrEq()(hot.k, key)) {
         VecAgg*& seen = c->tr.vec_seen[key];
         if (!seen) seen = &c->tr.vec[key];

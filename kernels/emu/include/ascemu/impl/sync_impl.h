@@ -36,16 +36,16 @@ ASCEMU_DECL void set_flag_impl(int e, int32_t id, const SL& loc) {
     c->tr.set_flag++;
     if (!event_id_ok(id, loc, "SetFlag")) return;
     // the ID's origin (literal, FetchEventID) does not matter, only whether a queue's flag holds it right now
-    if ((c->ev_queue[e] >> id) & 1) event_id_collision(e, id, loc, c->ev_queue_loc[e][id]);
-    if (c->ev_pending[e][id] > 0)  // CANN's npu check: ErrorSync4, a repeated event ID (docs/diagnostics.md)
+    if ((c->live->ev_queue[e] >> id) & 1) event_id_collision(e, id, loc, c->live->ev_queue_loc[e][id]);
+    if (c->live->ev_pending[e][id] > 0)  // CANN's npu check: ErrorSync4, a repeated event ID (docs/diagnostics.md)
         diag("EVENT_ID_DUPLICATE", Sev::Warning, loc,
              strf("SetFlag(event %d, id %d) while the SetFlag of the same event and ID at line %u still waits for "
                   "its WaitFlag",
-                  e, id, c->ev_loc[e][id].line()),
-             jd("event", e, "event_id", id, "pending", c->ev_pending[e][id], "other_line", c->ev_loc[e][id].line()),
+                  e, id, c->live->ev_loc[e][id].line()),
+             jd("event", e, "event_id", id, "pending", c->live->ev_pending[e][id], "other_line", c->live->ev_loc[e][id].line()),
              DF_STRICT_ERR);
-    c->ev_pending[e][id]++;
-    c->ev_loc[e][id] = loc;
+    c->live->ev_pending[e][id]++;
+    c->live->ev_loc[e][id] = loc;
     int src, dst;
     if (event_pipes(e, src, dst)) {  // publish src's clock; later src writes start a new epoch
         PipeState& s = c->psv;
@@ -61,13 +61,13 @@ ASCEMU_DECL void wait_flag_impl(int e, int32_t id, const SL& loc) {
     Core* c = api_enter("WaitFlag", loc);
     c->tr.wait_flag++;
     if (!event_id_ok(id, loc, "WaitFlag")) return;
-    if (c->ev_pending[e][id] <= 0) {
+    if (c->live->ev_pending[e][id] <= 0) {
         diag("EVENT_WAIT_WITHOUT_SET", Sev::Fatal, loc,
              strf("WaitFlag(event %d, id %d) with no pending SetFlag: the pipe would wait forever", e, id),
              jd("event", e, "event_id", id));
         return;
     }
-    c->ev_pending[e][id]--;
+    c->live->ev_pending[e][id]--;
     int src, dst;
     if (event_pipes(e, src, dst)) {  // dst is now ordered after everything src had done at the (oldest) SetFlag
         PipeState& s = c->psv;
@@ -142,9 +142,8 @@ ASCEMU_DECL FlagClocks& flag_clocks_locked() {
 
 ASCEMU_DECL void flag_release(Core* c, const void* flag) {
     std::lock_guard<std::mutex> g(rt().rm);
-    std::vector<uint64_t> v = c->vc;
-    v.resize(rt().cores.size(), 0);
-    v[c->idx] = std::max(v[c->idx], c->epoch);
+    VClock v = c->vc;
+    v.raise(c->idx, c->epoch);
     flag_clocks_locked().released[{flag, c->idx}] = std::move(v);
     c->epoch++;
 }
@@ -152,10 +151,13 @@ ASCEMU_DECL void flag_release(Core* c, const void* flag) {
 ASCEMU_DECL void flag_acquire(Core* c, const void* flag, int setter) {
     std::lock_guard<std::mutex> g(rt().rm);
     auto& rel = flag_clocks_locked().released;
-    auto it = rel.find({flag, setter});
-    if (it == rel.end()) return;
-    c->vc.resize(it->second.size(), 0);
-    for (size_t j = 0; j < it->second.size(); ++j) c->vc[j] = std::max(c->vc[j], it->second[j]);
+    if (setter >= 0) {
+        auto it = rel.find({flag, setter});
+        if (it != rel.end()) c->vc.merge(it->second);
+        return;
+    }
+    for (auto it = rel.lower_bound({flag, INT_MIN}); it != rel.end() && it->first.first == flag; ++it)
+        c->vc.merge(it->second);
 }
 
 ASCEMU_DECL void ib_exchange(Core* c, uint8_t* p, int32_t want, int32_t next, const SL& loc, const char* api) {
