@@ -147,6 +147,13 @@ ASCEMU_DECL void core_enter(Core* c);
 // A core has ended: its UB arena goes back, and the state only a running core needs is released.
 ASCEMU_DECL void core_leave(Core* c);
 
+// A kernel that ends the process.  This program defines exit, _exit, _Exit and quick_exit (impl/launch_impl.h; an
+// executable's own definition is what its calls reach, before the C library's).  Called from kernel code on a core
+// thread during a launch, each is the fatal record KERNEL_EXIT at the caller's line (the return address, resolved as
+// CRASH resolves the faulting pc), and the launch ends as for any fatal record: report, outputs, exit code 2.
+// Anywhere else (a host main after its launches, static destructors) it is the C library's function.
+[[noreturn]] ASCEMU_DECL void exit_called(const char* name, int status, void* return_address);
+
 // CANN's limit on a launch's blockDim (the <<<>>> launch and aclrtLaunchKernel take at most 65535 blocks).
 inline constexpr int kMaxBlockDim = 65535;
 

@@ -2,6 +2,7 @@
 // (§6), scheduler (serial / interleave:SEED / parallel), GM race detection, trace (§7) and the report.
 #pragma once
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <dlfcn.h>
 
@@ -440,8 +441,14 @@ inline Runtime*& rt_slot() {
 inline Runtime& rt() { return *rt_slot(); }
 
 [[noreturn]] ASCEMU_DECL void fatal_exit(int code);
+// Ends the process at once, as _exit: the emulator's own end, never taken for a kernel's (launch.h KERNEL_EXIT).
+[[noreturn]] ASCEMU_DECL void process_exit(int code);
 ASCEMU_DECL void diag(const char* kind, Sev sev, const SL& loc, const std::string& msg,
                       const std::string& details = "{}", unsigned flags = DF_NONE);
+// diag at a source position given as such, not as a std::source_location: where a code address resolves to.
+ASCEMU_DECL void diag_at(const char* kind, Sev sev, const char* file, uint32_t line, uint32_t column,
+                         const char* function, const std::string& msg, const std::string& details = "{}",
+                         unsigned flags = DF_NONE);
 
 ASCEMU_DECL int fatal_code(const std::string& kind);
 

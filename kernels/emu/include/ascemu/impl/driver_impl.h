@@ -121,7 +121,7 @@ ASCEMU_DECL void usage_fail(const std::string& m) {
         (void)!::write(2, line.data(), line.size());
     }
     if (!R.cfg.report_path.empty()) write_report(5);
-    _exit(5);
+    process_exit(5);
 }
 
 ASCEMU_DECL std::vector<uint8_t> read_file(const std::string& path) {
@@ -239,7 +239,7 @@ ASCEMU_DECL int run_driver(int argc, char** argv, const Entry& entry) {
         (void)!::write(2, note.data(), note.size());
         ::close(1);
         ::close(2);
-        _exit(rc);
+        process_exit(rc);
     }
     return rc;
 }

@@ -161,7 +161,7 @@ ASCEMU_DECL void crash_write_line() {
 
 ASCEMU_DECL void alarm_handler(int) {
     crash_write_line();
-    _exit(4);
+    process_exit(4);
 }
 
 ASCEMU_DECL bool resolve_pc(uintptr_t pc, std::string& file, unsigned& line, std::string& func) {
@@ -204,7 +204,7 @@ ASCEMU_DECL bool resolve_pc(uintptr_t pc, std::string& file, unsigned& line, std
 
 ASCEMU_DECL void crash_handler(int sig, siginfo_t* si, void* uctx) {
     static volatile sig_atomic_t entered = 0;
-    if (entered) _exit(4);
+    if (entered) process_exit(4);
     entered = 1;
     Runtime& R = rt();
     R.finishing.store(true);
@@ -264,7 +264,7 @@ ASCEMU_DECL void crash_handler(int sig, siginfo_t* si, void* uctx) {
         }
     }
     write_report(4);
-    _exit(4);
+    process_exit(4);
 }
 
 ASCEMU_DECL void install_crash_handlers() {
@@ -588,3 +588,48 @@ ASCEMU_DECL void* GmAlloc(size_t size) {
 ASCEMU_DECL void GmFree(void* p) { ascemu::gm_free(p); }
 
 }  // namespace AscendC
+
+namespace ascemu {
+
+ASCEMU_DECL void exit_called(const char* name, int status, void* return_address) {
+    Core* c = t_core;
+    if (!c) {  // not kernel code: the C library's function, after this executable's definition
+        if (auto real = (void (*)(int))::dlsym(RTLD_NEXT, name)) real(status);
+        process_exit(status);
+    }
+    Runtime& R = rt();
+    if (R.finishing.load())
+        for (;;) pause();  // another thread is ending the launch (a fatal record, a crash); it ends the process
+    // the call instruction: the byte before the return address
+    const uintptr_t pc = (uintptr_t)return_address - 1;
+    std::string file, func;
+    unsigned line = 0;
+    const bool ok = resolve_pc(pc, file, line, func);
+    const char* api_file = c->last_loc.file_name() ? c->last_loc.file_name() : "";
+    const unsigned api_line = c->last_loc.line();
+    diag_at("KERNEL_EXIT", Sev::Fatal, ok ? file.c_str() : api_file, ok ? line : api_line, 0, ok ? func.c_str() : "",
+            strf("kernel code called %s(%d): a kernel cannot end the process (on the device there is none to end), so "
+                 "the launch ends here as a fatal record; return from the kernel function instead",
+                 name, status),
+            jd("call", name, "status", status, "pc", (const void*)pc, "api_file", api_file, "api_line", api_line,
+               "resolved", ok));
+    fatal_exit(2);  // not reached: a fatal record ends the launch
+}
+
+}  // namespace ascemu
+
+// Weak: every translation unit that includes launch.h (header-only builds) defines them, and one is kept.
+extern "C" {
+__attribute__((weak, noinline)) void exit(int status) noexcept {
+    ascemu::exit_called("exit", status, __builtin_return_address(0));
+}
+__attribute__((weak, noinline)) void _Exit(int status) noexcept {
+    ascemu::exit_called("_Exit", status, __builtin_return_address(0));
+}
+__attribute__((weak, noinline)) void quick_exit(int status) noexcept {
+    ascemu::exit_called("quick_exit", status, __builtin_return_address(0));
+}
+__attribute__((weak, noinline)) void _exit(int status) {
+    ascemu::exit_called("_exit", status, __builtin_return_address(0));
+}
+}

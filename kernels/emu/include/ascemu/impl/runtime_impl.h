@@ -29,6 +29,11 @@ ASCEMU_DECL int fatal_code(const std::string& kind) {
 
 ASCEMU_DECL void diag(const char* kind, Sev sev, const SL& loc, const std::string& msg, const std::string& details,
                       unsigned flags) {
+    diag_at(kind, sev, loc.file_name(), loc.line(), loc.column(), loc.function_name(), msg, details, flags);
+}
+
+ASCEMU_DECL void diag_at(const char* kind, Sev sev, const char* file, uint32_t line, uint32_t column,
+                         const char* function, const std::string& msg, const std::string& details, unsigned flags) {
     Runtime& R = rt();
     Core* c = t_core;
     if ((flags & DF_STRICT_ERR) && R.cfg.strict && sev < Sev::Error) sev = Sev::Error;
@@ -40,7 +45,7 @@ ASCEMU_DECL void diag(const char* kind, Sev sev, const SL& loc, const std::strin
         // the severity is part of the key: a kind whose severity depends on the case (GM_WRITE_RACE: identical
         // bytes or not) never folds an error into an earlier record of lower severity
         std::string key = std::string(kind) + "|" + sev_name(sev) + "|" + std::to_string(c ? c->idx : -1) + "|" +
-                          loc.file_name() + "|" + std::to_string(loc.line());
+                          file + "|" + std::to_string(line);
         auto& k = R.dkeys[key];
         k.first++;
         if (k.first <= 20 || fatal) {
@@ -50,17 +55,17 @@ ASCEMU_DECL void diag(const char* kind, Sev sev, const SL& loc, const std::strin
             d.sev = sev;
             d.core = c ? c->idx : -1;
             d.api = c ? c->last_api : "";
-            d.file = loc.file_name();
-            d.line = loc.line();
-            d.column = loc.column();
-            d.function = loc.function_name();
+            d.file = file;
+            d.line = line;
+            d.column = column;
+            d.function = function;
             d.message = msg;
             d.details = details;
             if (k.first == 1) k.second = R.diags.size();
             R.diags.push_back(std::move(d));
             if (R.cfg.diag_stderr_all || (R.cfg.diag_stderr && sev >= Sev::Error)) {
-                std::string line = "ASCEMU_DIAG " + diag_json(R.diags.back()) + "\n";
-                (void)!::write(2, line.data(), line.size());
+                std::string echo = "ASCEMU_DIAG " + diag_json(R.diags.back()) + "\n";
+                (void)!::write(2, echo.data(), echo.size());
             }
         } else {
             R.diags[k.second].count++;
@@ -745,7 +750,11 @@ ASCEMU_DECL void write_report(int exit_code) {
     write_report(code);
     std::fflush(stdout);
     std::fflush(stderr);
-    _exit(code);
+    process_exit(code);
+}
+
+ASCEMU_DECL void process_exit(int code) {
+    for (;;) ::syscall(SYS_exit_group, code);  // what _exit does, without going through this program's _exit
 }
 
 }  // namespace ascemu
