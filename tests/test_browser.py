@@ -1,10 +1,12 @@
 """The workbench app in a real browser: `workbench app` serves it with Voilà, Playwright drives the system chromium.
 
-The flow a user follows: the page loads; changing the op, the dtype pair and the shape re-plans (the tiling table
-and the UB chart change, a bad shape is named beside the shape box); Run builds and launches the kernel on the
-emulator and shows the verdict and the precision charts. Screenshots of each step are written into
-$WORKBENCH_SCREENSHOTS (default build/screenshots/). No JavaScript error may reach the console. The last test
-stops the server with Ctrl-C (SIGINT), which must end it and its kernel cleanly (exit 130, no traceback).
+The flow a user follows: the page loads, the controls first with a line saying what is still loading, then the
+full app; changing the op, the dtype pair and the shape re-plans (the tiling table and the UB chart change, a bad
+shape is named beside the shape box); Run builds and launches the kernel on the emulator and shows the verdict and
+the precision charts. Screenshots of each step are written into $WORKBENCH_SCREENSHOTS (default
+build/screenshots/). No JavaScript error may reach the console. The page load times (to the controls, to the full
+app) are printed, not asserted (bench/bench_app.py measures them). The last test stops the server with Ctrl-C
+(SIGINT), which must end it and its kernels cleanly (exit 130, no traceback).
 
 Chromium is the system one (Debian's `chromium`; .ci/run installs it). Without it the tests skip locally and fail
 in CI (CI=true).
@@ -13,6 +15,7 @@ in CI (CI=true).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import queue
 import re
@@ -48,6 +51,32 @@ PAGE_S = 180  # the notebook runs in a fresh kernel before the page shows the ap
 STEP_S = 60  # a control change until the page shows its effect (sub-second when warm)
 RUN_S = 420  # Run until the verdict: the first build of a kernel takes 20-60 s on 2 cores, more under load
 VERDICT = re.compile(r"\b(PASS|PRECISION FAIL|KERNEL FAULT)\b")
+# when each part of the page was first on screen, in seconds of the page's own clock (from the navigation start):
+# recorded by a script installed before the page's own, so that no state is missed however short
+MARKS = {
+    "controls": [".wb-op select", ".wb-shape input", ".wb-run"],
+    "loading": [".wb-loading"],
+    "ready": [
+        ".wb-tiling tr[data-field]",
+        ".wb-cores-chart svg.marks, .wb-cores-chart canvas",
+        ".wb-ub-chart svg.marks, .wb-ub-chart canvas",
+        ".wb-run:not(:disabled)",
+    ],
+}
+RECORDER = """
+(() => {
+  const marks = MARKS;
+  window.__wbSeen = {};
+  const shown = sel => { const e = document.querySelector(sel); return !!e && e.checkVisibility(); };
+  const check = () => {
+    for (const [name, sels] of Object.entries(marks)) {
+      if (!(name in window.__wbSeen) && sels.every(shown)) window.__wbSeen[name] = performance.now() / 1000;
+    }
+  };
+  new MutationObserver(check).observe(document, {subtree: true, childList: true, attributes: true});
+  setInterval(check, 50);
+})();
+""".replace("MARKS", json.dumps(MARKS))
 
 
 def _missing(reason: str) -> None:
@@ -200,14 +229,33 @@ def browser_page(server: Server) -> Iterator[tuple[Page, Console]]:
         _missing("python playwright is not installed (pip install -e '.[test]')")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS, headless=True)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        console = Console(server.url.split("/?", 1)[0] + "/")
-        page.on("request", console.request)
-        page.on("console", console.message)
-        page.on("pageerror", console.page_error)
-        page.goto(server.url, timeout=PAGE_S * 1000)
+        page, console = _open(browser, server.url)
         yield page, console
         browser.close()
+
+
+def _open(browser: Any, url: str) -> tuple[Page, Console]:
+    """A new tab on the app, its console watched and the page's marks recorded (MARKS)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    console = Console(url.split("/?", 1)[0] + "/")
+    page.on("request", console.request)
+    page.on("console", console.message)
+    page.on("pageerror", console.page_error)
+    page.add_init_script(RECORDER)
+    page.goto(url, timeout=PAGE_S * 1000)
+    return page, console
+
+
+def _seen(page: Page) -> dict[str, float]:
+    """When the page first showed its controls, its loading line and the full app (seconds since navigation)."""
+    page.wait_for_function("() => 'ready' in window.__wbSeen", timeout=PAGE_S * 1000)
+    return dict(page.evaluate("() => window.__wbSeen"))
+
+
+def _loads_in_order(seen: dict[str, float]) -> None:
+    """The controls and the line saying what is loading were on screen before the full app was."""
+    assert set(seen) == {"controls", "loading", "ready"}, seen
+    assert seen["controls"] < seen["ready"] and seen["loading"] < seen["ready"], seen
 
 
 def _shot(page: Page, folder: Path, name: str) -> None:
@@ -266,9 +314,22 @@ def _settle(page: Page, read: Any) -> Any:
     return last
 
 
-def test_the_app_page_loads(server: Server, browser_page: tuple[Page, Console], screenshots: Path) -> None:
+def test_the_app_page_loads(
+    server: Server, browser_page: tuple[Page, Console], screenshots: Path, pytestconfig: pytest.Config
+) -> None:
     page, console = browser_page
     page.locator(".wb-app").wait_for(state="visible", timeout=PAGE_S * 1000)
+    loading = page.locator(".wb-loading")
+    if loading.is_visible():  # the first page of a fresh server loads its charts for seconds: show that state
+        assert "loading the tiling panel and the charts" in loading.inner_text()
+        _shot(page, screenshots, "00-loading")
+    seen = _seen(page)
+    _loads_in_order(seen)
+    assert not loading.is_visible()
+    _say(
+        pytestconfig,
+        f"browser test: first page: controls in {seen['controls']:.2f} s, full app in {seen['ready']:.2f} s",
+    )
     page.locator(".wb-tiling tr[data-field]").first.wait_for(state="visible", timeout=STEP_S * 1000)
     for css in ("wb-op", "wb-dtype", "wb-shape", "wb-platform", "wb-run"):
         assert page.locator(f".{css}").first.is_visible(), css
@@ -386,13 +447,38 @@ def test_run_shows_the_verdict_and_the_precision_charts(
     assert console.external == [], console.external
 
 
+def test_page_load_times_are_printed(
+    server: Server, browser_page: tuple[Page, Console], pytestconfig: pytest.Config
+) -> None:
+    """Two more pages of the same server, each loading as the first did; their load times are printed next to the
+    first page's. The first finds the spare kernel the server started for it; the second, requested right after,
+    waits for a kernel to start, as every page did before (bench/bench_app.py's "warm" and "at once")."""
+    browser = browser_page[0].context.browser
+    times = []
+    for _ in range(2):
+        page, console = _open(browser, server.url)
+        seen = _seen(page)
+        _loads_in_order(seen)
+        assert console.errors == [] and console.external == [], (console.errors, console.external)
+        times.append(seen)
+        page.close(run_before_unload=True)  # Voilà stops the page's kernel
+    _say(
+        pytestconfig,
+        "browser test: next page, then one at once: controls in "
+        + ", ".join(f"{t['controls']:.2f}" for t in times)
+        + " s, full app in "
+        + ", ".join(f"{t['ready']:.2f}" for t in times)
+        + " s",
+    )
+
+
 def test_ctrl_c_stops_the_server_and_its_kernel(server: Server, browser_page: tuple[Page, Console]) -> None:
     page, _ = browser_page
     page.locator(".wb-app").wait_for(state="visible", timeout=PAGE_S * 1000)  # the page's kernel is running
     assert server.proc.poll() is None, server.stderr()
     voila = _children(server.proc.pid)
     kernels = {k for v in voila for k in _children(v)}
-    assert voila and kernels, "the server runs Voilà, which runs the page's kernel"
+    assert voila and kernels, "the server runs Voilà, which runs the page's kernel (and a spare for the next page)"
     server.proc.send_signal(signal.SIGINT)
     code = server.proc.wait(timeout=60)
     err = server.stderr()

@@ -105,19 +105,23 @@ def test_selected_tile_frame_spans_the_tile_inside_its_core() -> None:
     assert list(whole["core"]) == [2] and whole.loc[0, "y1"] == CAST.cores[2].count
 
 
-def test_timings_frame_lays_out_every_kind_and_says_how() -> None:
+def test_timings_frame_gives_every_time_its_source_and_says_how() -> None:
     f = frames.timings_frame(FAILING)
-    assert set(f["kind"]) == {"measured", "built-in", "predicted", "theoretical"}
-    measured = f[f["kind"] == "measured"].set_index("step")
-    assert measured.loc["golden", "available"] and measured.loc["golden", "seconds"] == FAILING.timings["golden_s"]
-    assert not f[f["kind"] == "built-in"]["available"].any() and (f["how"] != "").all()  # TBE: needs an NPU
-    predicted = f[f["kind"] == "predicted"].set_index("step")
-    assert list(predicted[predicted["available"]].index) == ["kernel"]  # the model, from the emulator's trace
-    bound = f[f["kind"] == "theoretical"].set_index("step")
+    assert set(f["source"]) == {"device-measured", "emulator wall", "host wall", "predicted", "theoretical"}
+    assert (f["how"] != "").all()
+    by = f.set_index(["step", "source"])
+    assert by.loc[("golden", "host wall"), "seconds"] == FAILING.timings["golden_s"]
+    assert by.loc[("build", "host wall"), "available"] and by.loc[("launch", "emulator wall"), "available"]
+    assert not f[f["step"] == "built-in (TBE)"]["available"].any()  # TBE: needs an NPU
+    device = f[f["source"] == "device-measured"]
+    assert not device["available"].any() and set(device["step"]) == {"kernel", "built-in (TBE)"}
+    predicted = f[f["source"] == "predicted"]
+    assert list(predicted[predicted["available"]]["step"]) == ["kernel"]  # the model, from the emulator's trace
+    bound = f[f["source"] == "theoretical"]
     traffic = sum(a.nbytes for a in (*FAILING.inputs.values(), *FAILING.outputs.values()))
-    assert list(bound[bound["available"]].index) == ["kernel"]  # a memory bound exists for the kernel only
-    assert bound.loc["kernel", "seconds"] == traffic / FAILING.case.soc.memory_bandwidth
-    assert f"{traffic} B of minimum GM traffic" in bound.loc["kernel", "how"] and "GB/s" in bound.loc["kernel", "how"]
+    assert list(bound["step"]) == ["kernel"]  # a memory bound exists for the kernel only
+    assert bound["seconds"].iloc[0] == traffic / FAILING.case.soc.memory_bandwidth
+    assert f"{traffic} B of minimum GM traffic" in bound["how"].iloc[0] and "GB/s" in bound["how"].iloc[0]
 
 
 def test_precision_chart_specs() -> None:
@@ -131,9 +135,8 @@ def test_precision_chart_specs() -> None:
     assert len(cells) <= frames.MAX_CELLS
     t = charts.timings_chart(frames.timings_frame(FAILING)).to_dict()
     (shown,) = t["datasets"].values()
-    assert {r["kind"] for r in shown} == {"measured", "predicted", "theoretical"} and t["encoding"]["yOffset"][
-        "field"
-    ] == "kind"
+    assert {r["source"] for r in shown} == {"emulator wall", "host wall", "predicted", "theoretical"}
+    assert t["encoding"]["yOffset"]["field"] == "source" and t["encoding"]["color"]["field"] == "source"
 
 
 def test_cores_chart_layers_the_selection() -> None:

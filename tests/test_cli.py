@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -183,3 +185,37 @@ def test_json_keeps_the_kernel_status_apart_from_the_cli_status(capsys: pytest.C
     code, out, _ = run(capsys, "run", *CAST, "--shape", "1000", "--json")
     doc = json.loads(out)
     assert code == 0 and doc["kernel_exit_status"] == 0 and "exit_code" not in doc and doc["passed"] is True
+
+
+WILD_READS = """
+    AscendC::GlobalTensor<float> wild;  // planted: a pointer in no GM allocation, read on every core
+    wild.SetGlobalBuffer((__gm__ float*)0x1000, 8);
+    for (int i = 0; i < 25; ++i) {
+        (void)wild.GetValue(0);
+        (void)wild.GetValue(1);
+        (void)wild.GetValue(2);
+    }
+"""
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]], ids=["text", "json"])
+def test_a_failing_run_piped_into_head_keeps_its_exit_code(tmp_path: Path, json_flag: list[str]) -> None:
+    """`workbench run ... | head -c 10`: the verdict was reached before the reader left; only the output is cut.
+    The planted faults make the output far larger than a pipe holds, so the writes after head exits fail (EPIPE)."""
+    import workbench as wb
+
+    case = wb.Case("cast", ("float32", "float16"), (1003,))
+    copy = wb.copy_kernel(case, tmp_path)
+    source = copy.read_text()
+    entry = source.index("{", source.index('extern "C" __global__ __aicore__ void cast_kernel')) + 1
+    copy.write_text(source[:entry] + WILD_READS + source[entry:])
+    argv = [sys.executable, "-m", "workbench", "run", "cast", "--dtype", "float32:float16", "--shape", "1003"]
+    pipeline = shlex.join([*argv, "--kernel", str(copy), "--quiet", *json_flag]) + " | head -c 10"
+    full = subprocess.run(["bash", "-c", pipeline.removesuffix(" | head -c 10")], capture_output=True, text=True)
+    assert full.returncode == 3 and len(full.stdout) > 1 << 16, (full.returncode, len(full.stdout))
+    piped = subprocess.run(
+        ["bash", "-c", pipeline + "; exit ${PIPESTATUS[0]}"], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert piped.stdout == full.stdout[:10]
+    assert piped.returncode == 3, piped.stderr[-2000:]  # the workbench's own status, not head's
+    assert "Traceback" not in piped.stderr and "Exception ignored" not in piped.stderr, piped.stderr[-2000:]

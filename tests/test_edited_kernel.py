@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import workbench as wb
@@ -45,3 +46,38 @@ def test_cli_kernel_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     copy = wb.copy_kernel(CASE, tmp_path)
     assert main(["run", "cast", "--dtype", "float32:float16", "--shape", "1003", "--kernel", str(copy), "--quiet"]) == 0
     assert f"kernel: {copy} (edited copy)" in capsys.readouterr().out.replace("\n      ", " ")
+
+
+@pytest.mark.parametrize("reuse", ["0", "1"], ids=["one-shot", "worker"])
+@pytest.mark.parametrize("call", ["exit(0)", "_exit(0)"])
+def test_a_kernel_that_ends_its_process_is_a_kernel_fault(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], call: str, reuse: str
+) -> None:
+    """exit()/_exit() in kernel code ends the emulator with status 0 and no report: KERNEL_EXIT, never a verdict on
+    whatever the output memory held (issue 17, item 2)."""
+    monkeypatch.setenv("ASCEMU_REUSE_PROCESS", reuse)
+    copy = wb.copy_kernel(CASE, tmp_path / f"{call[:-3]}.cpp")
+    source = copy.read_text()
+    entry = source.index("{", source.index('extern "C" __global__ __aicore__ void cast_kernel')) + 1
+    copy.write_text("#include <unistd.h>\n" + source[:entry] + f"\n    {call};" + source[entry:])
+    result = wb.run(CASE, kernel=copy)
+    assert result.verdict == "KERNEL FAULT" and result.exit_code == 2 and not result.reports, result.text()
+    assert [d.kind for d in result.diagnostics] == ["KERNEL_EXIT"]
+    assert (result.outputs["y"].view(np.uint16) == 0xFFFF).all()  # poison: the launch never wrote y back
+    argv = ["run", "cast", "--dtype", "float32:float16", "--shape", "1003", "--kernel", str(copy), "--quiet"]
+    assert main(argv) == 3
+    out = capsys.readouterr().out
+    assert out.startswith("KERNEL FAULT") and "fatal KERNEL_EXIT" in out and "exit()/_exit()" in out, out
+
+
+def test_a_kernel_that_is_not_utf8_text_is_refused_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = wb.copy_kernel(CASE, tmp_path)
+    copy.write_bytes(copy.read_bytes().replace(b"// ", "// caf\xe9 ".encode("latin-1"), 1))
+    with pytest.raises(wb.WorkbenchError, match=rf"^kernel: got '{copy}'; allowed: a UTF-8 text file"):
+        wb.run(CASE, kernel=copy)
+    argv = ["run", "cast", "--dtype", "float32:float16", "--shape", "1003", "--kernel", str(copy), "--quiet"]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith(f"workbench: kernel: got '{copy}'"), err

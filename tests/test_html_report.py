@@ -27,6 +27,30 @@ def test_html_report_is_self_contained(tmp_path: Path, capsys: pytest.CaptureFix
     assert "PASS" in capsys.readouterr().out  # the terminal report is printed as before
 
 
+GREEN = "#2e7d32"  # render.html.BADGE["pass"]: a verdict on device-measured times only
+
+
+def test_html_report_gives_every_time_its_source_and_no_verdict_on_predicted_times(tmp_path: Path) -> None:
+    target = tmp_path / "report.html"
+    assert main([*CAST, "--html", str(target)]) == 0
+    page = target.read_text(encoding="utf-8")
+    for source in ("emulator wall", "host wall", "predicted", "theoretical", "device-measured"):
+        assert f"<tr data-source='{source}'>" in page, source  # a row of the timings table per source
+    assert "timings: build_s " in page and "(emulator wall)" in page  # the result card's timings line
+    assert "says nothing about device speed" in page  # the legend says what an emulator wall time is
+    assert "predicted: would " in page and "(not measured: kernel predicted, TBE proxy)" in page
+    assert "data-status='pass'" not in page and GREEN not in page
+
+
+def test_html_report_of_a_precision_fail_judges_no_criterion(tmp_path: Path) -> None:
+    target = tmp_path / "report.html"
+    edg = ["run", "embedding_dense_grad", "--dtype", "float32", "--shape", "4096,64", "--attr", "num_weights=50"]
+    assert main([*edg, "--distribution", "same", "--standard", "exact", "--quiet", "--html", str(target)]) == 1
+    page = target.read_text(encoding="utf-8")
+    assert "PRECISION FAIL" in page and "data-status='not judged'" in page and "the run failed precision" in page
+    assert "data-status='pass'" not in page and "would pass" not in page and GREEN not in page
+
+
 def test_an_unwritable_html_path_is_refused_before_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*CAST, "--html", str(tmp_path / "missing" / "r.html")]) == 2
     out, err = capsys.readouterr()

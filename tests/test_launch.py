@@ -36,6 +36,15 @@ def test_prepare_fixes_args_roles_fills_workspace_and_tiling(case: wb.Case) -> N
     assert launch.source == resources.path(info.source) and launch.include_dirs == () and not launch.edited
 
 
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.op)
+def test_outputs_start_as_poison_on_the_host_too(case: wb.Case) -> None:
+    """Whatever memory the allocation held (zeros, a previous run's values), an output no completed launch wrote
+    back holds the poison byte: NaN for floats, -1 for signed integers, never a golden."""
+    launch = prepare(case, wb.plan(case), wb.make_inputs(case))
+    for name, out in launch.outputs.items():
+        assert out.size and (out.reshape(-1).view(np.uint8) == 0xFF).all(), name
+
+
 def test_an_edited_copy_keeps_the_shipped_folder_on_the_include_path(tmp_path: Path) -> None:
     case = CASES[0]
     copy = wb.copy_kernel(case, tmp_path)

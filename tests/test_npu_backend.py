@@ -47,12 +47,18 @@ def test_the_npu_path_runs_every_op_under_the_emulated_runtime(case: wb.Case, em
     # the stream's clock advanced by the model's prediction for the launch's trace
     expected = predict(result.trace, case.soc).kernel_s
     assert result.timings["kernel_s"] == pytest.approx(expected, rel=1e-9) and expected > 0
-    frame = timings_frame(result).set_index(["step", "kind"])
-    assert np.isnan(frame.loc[("kernel", "measured"), "seconds"])
-    assert frame.loc[("kernel", "measured"), "how"].startswith("needs an NPU")
+    assert result.timing_sources == {
+        "build_s": "host wall",
+        "launch_s": "emulator wall",
+        "kernel_s": "predicted",
+        "golden_s": "host wall",
+    }
+    frame = timings_frame(result).set_index(["step", "source"])
+    assert np.isnan(frame.loc[("kernel", "device-measured"), "seconds"])
+    assert frame.loc[("kernel", "device-measured"), "how"].startswith("needs an NPU")
     assert frame.loc[("kernel", "predicted"), "seconds"] == pytest.approx(expected)
-    assert "needs an NPU" in frame.loc[("kernel", "built-in"), "how"]
-    assert all(c.basis in ("predicted", "proxy", "") for c in evaluate(result))  # nothing claims a measurement
+    assert "needs an NPU" in frame.loc[("built-in (TBE)", "device-measured"), "how"]
+    assert not any(c.verdict for c in evaluate(result))  # nothing claims a measurement
 
 
 def test_repeated_launches_are_each_timed_and_reset_by_the_launcher(

@@ -131,10 +131,10 @@ def test_attach_gives_a_run_device_times_and_calibrates_the_model(tmp_path: Path
     )
     profiled = attach(run, tmp_path)  # a folder: its op_summary files are found
     t, tbe = kernel_time(profiled), builtin_time(profiled)
-    assert (t.seconds, t.basis) == (pytest.approx(11e-6), "measured") and "3 task(s)" in t.how
-    assert (tbe.seconds, tbe.basis) == (pytest.approx(9e-6), "measured")
-    (p1,) = evaluate(profiled)
-    assert p1.basis == "measured" and p1.status == "pass"  # 11 µs vs 9 µs: small shape (< 10 µs), 2 µs gap
+    assert (t.seconds, t.source) == (pytest.approx(11e-6), "device-measured") and "3 task(s)" in t.how
+    assert (tbe.seconds, tbe.source) == (pytest.approx(9e-6), "device-measured")
+    (p1,) = evaluate(profiled)  # 11 µs vs 9 µs: small shape (< 10 µs), 2 µs gap
+    assert p1.status == "pass" and p1.sources == "kernel device-measured, TBE device-measured"
     prediction, fitted, measured = calibrate(profiled)  # type: ignore[misc]
     assert fitted.predicted_s[0] == pytest.approx(11e-6, rel=1e-6) and abs(fitted.rel_errors[0]) < 1e-6
     assert measured.seconds == pytest.approx(11e-6) and prediction.kernel_s != pytest.approx(

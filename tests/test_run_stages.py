@@ -20,6 +20,7 @@ STAGES = ("plan_s", "inputs_s", "golden_s", "golden_wait_s", "prepare_s", "execu
 @pytest.mark.parametrize("overlap", [False, True])
 def test_stages_add_up_to_the_run(overlap: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runner, "OVERLAP", overlap)
+    monkeypatch.setenv("WORKBENCH_RERUN_CACHE", "0")  # every stage computed, not served from an earlier run
     r = wb.run(CAST)
     s = r.stages
     assert set(s) == {*STAGES, "total_s"} and all(v >= 0 for v in s.values())
@@ -29,7 +30,8 @@ def test_stages_add_up_to_the_run(overlap: bool, monkeypatch: pytest.MonkeyPatch
         assert s["golden_wait_s"] <= s["golden_s"] + 0.05
     else:
         assert s["golden_wait_s"] == pytest.approx(s["golden_s"], abs=1e-3)
-    assert s["golden_s"] == r.timings["golden_s"] and r.to_json()["stages"] == s
+    assert s["golden_s"] == r.timings["golden_s"]
+    assert r.to_json()["stages"] == {k: {"seconds": v, "source": "host wall"} for k, v in s.items()}
 
 
 def test_bad_values_are_refused_before_the_launch(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -49,6 +51,7 @@ def test_a_golden_error_surfaces(overlap: bool, monkeypatch: pytest.MonkeyPatch)
         raise RuntimeError("golden bug")
 
     monkeypatch.setattr(runner, "OVERLAP", overlap)
+    monkeypatch.setenv("WORKBENCH_RERUN_CACHE", "0")  # an earlier run's golden must not stand in for this one
     spec = dataclasses.replace(get_op("cast"), golden=broken)
     monkeypatch.setattr(runner, "get_op", lambda _: spec)
     with pytest.raises(RuntimeError, match="golden bug"):

@@ -72,3 +72,47 @@ def test_cli_run_json_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None
     assert code == 1 and "PRECISION FAIL" in capsys.readouterr().out
     code = main(["run", "cast", "--dtype", "float32:float16", "--shape", "8", "--backend", "gpu"])
     assert code == 2 and "backend: got 'gpu'" in capsys.readouterr().err
+
+
+CAST_ALL_CORES = ["run", "cast", "--dtype", "float32:float16", "--shape", "32768", "--quiet"]
+EDG_PRECISION_FAIL = [
+    *("run", "embedding_dense_grad", "--dtype", "float32", "--shape", "4096,64", "--attr", "num_weights=50"),
+    *("--distribution", "same", "--standard", "exact", "--quiet"),
+]
+
+
+def test_cli_json_gives_every_time_its_source(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*CAST_ALL_CORES, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    sources = {k: t["source"] for k, t in doc["timings"].items()}
+    # the emulator's kernel_s times the emulator on this host: it must not read as a device time
+    assert sources == {
+        "build_s": "host wall",
+        "launch_s": "emulator wall",
+        "run_s": "emulator wall",
+        "kernel_s": "emulator wall",
+        "golden_s": "host wall",
+    }
+    assert all(isinstance(t["seconds"], float) and t["seconds"] >= 0 for t in doc["timings"].values())
+    assert {t["source"] for t in doc["stages"].values()} == {"host wall"} and "total_s" in doc["stages"]
+    perf = doc["performance"]
+    assert perf["kernel"]["source"] == "predicted" and perf["kernel"]["seconds"] > 0
+    assert perf["builtin"]["source"] is None and "NPU" in perf["builtin"]["how"]
+    assert perf["theoretical"]["source"] == "theoretical" and perf["theoretical"]["seconds"] > 0
+    (p1,) = perf["criteria"]  # a predicted kernel against a proxy TBE time: a prediction, never a verdict
+    assert p1["status"] in ("would pass", "would fail", "would explain") and p1["verdict"] is False
+    assert {k: t["source"] for k, t in p1["times"].items()} == {"kernel": "predicted", "TBE": "proxy"}
+
+
+def test_a_precision_fail_gets_no_criterion_verdict_in_the_cli(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*EDG_PRECISION_FAIL, "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["verdict"] == "PRECISION FAIL" and doc["performance"]["criteria"]
+    for c in doc["performance"]["criteria"]:
+        assert c["status"] == "not judged" and c["verdict"] is False and c["times"] == {}
+        assert c["detail"].startswith("the run failed precision")
+    assert main(EDG_PRECISION_FAIL) == 1
+    out = capsys.readouterr().out
+    assert "criterion T ≤ 1.1 × T_theory: not judged: the run failed precision" in out
+    assert "(emulator wall)" in out and "(host wall)" in out and "kernel time: " in out
+    assert not any(f": {status} (" in out for status in ("pass", "fail", "explain"))

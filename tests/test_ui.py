@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import html
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +18,7 @@ from workbench.ui import Workbench
 from workbench.ui.panels import _WIDTHS, MISMATCH_HEADER, mismatch_rows
 
 SCE = "softmax_cross_entropy_with_logits"
+GREEN = "#2e7d32"  # the badge of a verdict on device-measured times
 
 
 @pytest.fixture(scope="module")
@@ -128,8 +133,13 @@ def test_a_failing_run_fills_summary_precision_and_timings() -> None:
     heat = rows(spec(app.precision.heatmap))
     assert 0 < len(heat) <= frames.MAX_CELLS and sum(r["count"] for r in heat) == result.reports[out].numel
     assert len(app.precision.table.options) == len(result.reports[out].worst)
-    assert "measured" in app.timings.table.value and app.timings.widget.layout.display == ""
     assert "performance criteria" in app.timings.table.value and "wb-criterion" in app.timings.table.value
+    # a run that failed precision gets no performance verdict, only the neutral "not judged"
+    assert (
+        "data-status='not judged'" in app.timings.table.value and "the run failed precision" in app.timings.table.value
+    )
+    assert "data-status='pass'" not in app.timings.table.value and GREEN not in app.timings.table.value
+    assert "device-measured" in app.timings.table.value and app.timings.widget.layout.display == ""
     timeline = spec(app.timings.pipes)
     pipes = timeline["datasets"][(timeline.get("data") or timeline["layer"][0]["data"])["name"]]
     assert {r["pipe"] for r in pipes} >= {"MTE2", "V", "MTE3"} and {r["core"] for r in pipes} == set(
@@ -142,6 +152,26 @@ def test_a_failing_run_fills_summary_precision_and_timings() -> None:
     layer = spec(app.tiling.cores)["layer"]
     (selected,) = [v for k, v in spec(app.tiling.cores)["datasets"].items() if k == layer[1]["data"]["name"]]
     assert [r["core"] for r in selected] == [int(c) for c in str(frame.iloc[0]["cores"]).split(",")]
+
+
+def test_the_timings_panel_gives_every_time_its_source_and_a_verdict_only_on_device_times(tmp_path: Path) -> None:
+    app = Workbench(wb.Case("cast", ("float32", "float16"), (8, 65536)))
+    result = app.run()
+    assert result is not None and result.passed
+    panel = app.timings.table.value
+    for source in ("host wall", "emulator wall", "predicted", "theoretical", "device-measured"):
+        assert f"<tr data-source='{source}'>" in panel, source
+    assert "says nothing about device speed" in panel
+    assert "predicted: would " in panel and "(not measured: kernel predicted, TBE proxy)" in panel
+    assert "data-status='pass'" not in panel and GREEN not in panel  # the model against a proxy: no green badge
+    header = "Device_id,Task ID,Stream ID,Op Name,OP Type,Task Type,Task Start Time(us),Task Duration(us)"
+    rows = [f"0,{i},2,cast_kernel_{i},cast_kernel,AI_CORE,{10 * i},{d}" for i, d in enumerate((41.0, 40.2, 40.6))]
+    csv = tmp_path / "op_summary_0.csv"
+    csv.write_text("\n".join([header, *rows, "0,9,2,Cast_9,Cast,AI_CORE,100,39.5"]) + "\n")
+    app.import_msprof(csv)  # device-measured kernel and TBE times: 40.6 µs <= 39.5 / 0.95, a verdict
+    panel = app.timings.table.value
+    assert "data-status='pass'" in panel and GREEN in panel
+    assert "(kernel device-measured, TBE device-measured)" in panel
 
 
 def test_the_run_button_runs_in_a_thread_and_reports_progress() -> None:
@@ -213,3 +243,54 @@ def test_a_faulting_edited_kernel_shows_each_diagnostic_with_its_source_lines(tm
     line = next(d.line for d in result.diagnostics if d.kind == "UB_TENSOR_OVERRUN")
     source = copy.read_text().splitlines()[line - 1]
     assert f"&gt; {line:5d} | {html.escape(source)}" in summary  # the faulting line, marked, among its neighbours
+
+
+def test_an_edited_kernel_that_does_not_compile_shows_its_errors_at_its_lines(tmp_path: object) -> None:
+    case = wb.Case("cast", ("float32", "float16"), (1000,))
+    copy = wb.copy_kernel(case, tmp_path)  # type: ignore[arg-type]
+    lines = copy.read_text().splitlines()
+    at = lines.index("using namespace AscendC;") + 1
+    lines.insert(at, "int broken = not_declared_anywhere;")
+    copy.write_text("\n".join(lines) + "\n")
+    app = Workbench(case)
+    app.controls["kernel"].value = str(copy)
+    assert app.run() is None and app.result is None
+    status = app.status.value
+    assert f"<code>{copy.name}:{at + 1}:14</code>" in status and "not_declared_anywhere" in status
+    assert f"&gt; {at + 1:5d} | int broken = not_declared_anywhere;" in status  # the line, among its neighbours
+    assert "{" not in status.split("g++ rejected")[1].split("</b>")[0]  # no Python dict repr of the defines
+
+
+def test_the_controls_work_before_the_panels_are_in() -> None:
+    """`workbench app`'s first cell: the controls validate and plan at once; Run and save wait for the panels."""
+    app = Workbench(panels=False)
+    assert not app.panels_loaded and app.loading in app.widget.children
+    assert "loading the tiling panel and the charts" in app.loading.value
+    assert app.run_button.disabled and app.save_button.disabled
+    app.controls["shape"].value = "12,x"
+    assert app.plan is None and "shape: got '12,x'" in app.shape_error.value.replace("&#x27;", "'")
+    app.controls["shape"].value = "100003"
+    assert app.plan is not None and app.plan.fields["totalElements"] == 100_003 and app.run_button.disabled
+    app.load_panels()
+    assert app.panels_loaded and app.loading not in app.widget.children and app.tiling.widget in app.widget.children
+    assert not app.run_button.disabled and not app.save_button.disabled
+    assert app.tiling.plan == app.plan  # the panel shows the plan the controls made while it was loading
+    app.load_panels()  # once only
+    assert app.widget.children.count(app.tiling.widget) == 1
+
+
+def test_the_charts_script_bundle_is_made_once_and_then_read_from_the_cache(tmp_path: Path) -> None:
+    """Bundling altair's chart script takes vl-convert seconds in every fresh kernel: the second kernel reads it."""
+    env = {**os.environ, "WORKBENCH_CACHE": str(tmp_path)}
+    show = "import altair as alt; print(len(alt.JupyterChart._esm), alt.JupyterChart._is_offline)"
+    first = f"from workbench.ui.app import offline_charts; offline_charts(); {show}"
+    out = subprocess.run([sys.executable, "-c", first], env=env, check=True, capture_output=True, text=True).stdout
+    (cached,) = (tmp_path / "charts").glob("jupyterchart-*.js")
+    assert out.split() == [str(len(cached.read_text(encoding="utf-8"))), "True"] and cached.stat().st_size > 100_000
+    second = (
+        "import vl_convert\n"
+        "def refuse(*a, **k): raise AssertionError('bundled again')\n"
+        "vl_convert.javascript_bundle = refuse\n" + first
+    )
+    again = subprocess.run([sys.executable, "-c", second], env=env, check=True, capture_output=True, text=True).stdout
+    assert again == out

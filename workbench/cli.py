@@ -8,13 +8,18 @@ and the fix), 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from . import __version__, progress
+from ._files import check_output_file
 from .case import Case
 from .errors import InfrastructureError, InvalidAttr, WorkbenchError
 from .opspec import REQUIRED
@@ -55,7 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_case_flags(sub.add_parser("tiling", help="show the host tiling decision and UB budget"))
     run = sub.add_parser("run", help="run the kernel on a backend and compare with the golden")
     record = sub.add_parser("record", help="run, then store the run (NAME.npz + NAME.json) for the replay backend")
-    record.add_argument("--out", required=True, metavar="PATH", help="where: PATH.npz and PATH.json")
+    record.add_argument(
+        "--out", required=True, metavar="PATH", help="where: PATH.json and PATH.npz (the name as given; run.v1 stays)"
+    )
+    record.add_argument("--force", action="store_true", help="replace a record of that name")
     for p in (run, record):
         _add_case_flags(p)
         p.add_argument(
@@ -230,10 +238,15 @@ def _run(args: argparse.Namespace) -> int:
     from .runner import run
 
     case = case_from_args(args)
-    for flag in ("html", "out"):  # refuse before the run, not after it
-        value = getattr(args, flag, None)
-        if value is not None and not Path(value).parent.is_dir():
-            raise WorkbenchError(f"--{flag}", value, "a file path in an existing folder")
+    if args.html is not None:  # refuse before the run, not after it
+        check_output_file(args.html, "--html")
+    out = getattr(args, "out", None)
+    if out is not None and not Path(out).parent.is_dir():
+        raise WorkbenchError("--out", out, "a file path in an existing folder")
+    if out is not None:  # a taken name, a folder, /proc, a read-only mount: before the run
+        from .store import destination
+
+        destination(out, force=args.force)
     result = run(
         case, args.backend, args.seed, args.distribution, args.standard, max_memory=args.max_memory, kernel=args.kernel
     )
@@ -244,17 +257,15 @@ def _run(args: argparse.Namespace) -> int:
     if getattr(args, "out", None) is not None:
         from .store import record
 
-        print(f"workbench: recorded {record(result, args.out)}", file=sys.stderr)
-    if args.json:
-        print(json.dumps({**tiling_json(case), **result.to_json()}))
-    else:
-        print(result.text())
-    if result.faulted:
-        if args.json:  # the diagnostics are in the JSON; repeat the faults where a terminal user looks
-            for d in result.diagnostics:
-                print(f"workbench: {d}", file=sys.stderr)
-        return EXIT_FAULT
-    return EXIT_OK if result.passed else EXIT_PRECISION
+        print(f"workbench: recorded {record(result, args.out, force=args.force)}", file=sys.stderr)
+    code = EXIT_FAULT if result.faulted else EXIT_OK if result.passed else EXIT_PRECISION
+    with _verdict_stands():
+        print(json.dumps({**tiling_json(case), **result.to_json()}) if args.json else result.text())
+        sys.stdout.flush()
+    if result.faulted and args.json:  # the diagnostics are in the JSON; repeat the faults where a terminal user looks
+        for d in result.diagnostics:
+            print(f"workbench: {d}", file=sys.stderr)
+    return code
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -296,17 +307,15 @@ def _emu_run(args: argparse.Namespace) -> int:
         defines=defines_from_args(args.define),
         include_dirs=args.include,
     )
-    if args.json:
-        print(json.dumps(run.to_json()))
-    else:
-        sys.stdout.write(run.stdout)
+    code = EXIT_FAULT if run.faulted else EXIT_OK if run.exit_code == 0 else EXIT_PRECISION
+    with _verdict_stands():
+        sys.stdout.write(json.dumps(run.to_json()) + "\n" if args.json else run.stdout)
         sys.stdout.flush()
+    if not args.json:
         sys.stderr.write(run.stderr)
         for line in run.summary().splitlines():
             print(f"workbench: {line}", file=sys.stderr)
-    if run.faulted:
-        return EXIT_FAULT
-    return EXIT_OK if run.exit_code == 0 else EXIT_PRECISION
+    return code
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -327,6 +336,46 @@ def _lab(args: argparse.Namespace) -> int:
     return lab(port=args.port, directory=args.dir, open_browser=not args.no_browser)
 
 
+def _refused(args: argparse.Namespace, exc: WorkbenchError) -> None:
+    """One line on stderr (a kernel that does not compile: its first errors at its own lines, with the source);
+    with --json also the error as a JSON object on stdout, so a script always gets one."""
+    from .emu.build import BuildError
+
+    if getattr(args, "json", False):
+        print(json.dumps(exc.to_json()))
+    if isinstance(exc, BuildError) and exc.errors:
+        print(f"workbench: kernel build: g++ rejected {exc.value}", file=sys.stderr)
+        for line in exc.text().splitlines():
+            print(f"  {line}", file=sys.stderr)
+    else:
+        print(f"workbench: {exc}", file=sys.stderr)
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _verdict_stands() -> Iterator[None]:
+    """Printing a verdict computed already: a reader that leaves early (`workbench run ... | head -c 10`) cuts the
+    output short but does not change the exit code, and Python's flush at exit must not fail again."""
+    try:
+        yield
+    except BrokenPipeError:
+        _detach_stdout()
+
+
+def _detach_stdout() -> None:
+    """Point stdout at /dev/null: what is still buffered for a closed pipe is dropped at exit, without a traceback."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (a test's capture): nothing flushes it at exit
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     program_args: list[str] = []  # emu-run: everything after `--` is the program's (argparse would refuse it)
@@ -338,6 +387,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.program_args = [*args.program_args, *program_args]
     if getattr(args, "quiet", False):
         progress.set_enabled(False)
+    # SIGTERM ends the command the way Ctrl-C does: the compiler's process group and the emulator's children are
+    # stopped on the way out (the default action would leave them running)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupted)
     handler = {
         "ops": _ops,
         "platforms": _platforms,
@@ -353,12 +406,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except InfrastructureError as exc:
-        print(f"workbench: {exc}", file=sys.stderr)
+        _refused(args, exc)
         return EXIT_INFRASTRUCTURE
     except WorkbenchError as exc:
-        print(f"workbench: {exc}", file=sys.stderr)
+        _refused(args, exc)
         return EXIT_INVALID
-    except BrokenPipeError:  # `workbench ... | head`
+    except BrokenPipeError:  # `workbench ops | head`: nothing was judged, and the reader has what it wanted
+        _detach_stdout()
         return EXIT_OK
     except KeyboardInterrupt:  # the launch layer (and serve.py) has already stopped its child processes
         print("workbench: interrupted", file=sys.stderr)

@@ -13,6 +13,16 @@ class WorkbenchError(ValueError):
         suffix = f" [aclnn {code}]" if code is not None else ""
         super().__init__(f"{field}: got {_shown(value)}; allowed: {allowed}{suffix}")
 
+    def to_json(self) -> dict[str, Any]:
+        """The error as `--json` prints it: its kind, the message, and the field, value and what is allowed."""
+        return {
+            "error": type(self).__name__,
+            "message": str(self),
+            "field": self.field,
+            "value": _shown(self.value),
+            "allowed": self.allowed,
+        }
+
 
 def _shown(value: Any, limit: int = 240) -> str:
     """repr(value), its middle cut when long: a rejected 5000-digit shape should not flood the terminal."""

@@ -26,6 +26,17 @@ if TYPE_CHECKING:
     from .tiling import TilingPlan
 
 POISON = -1  # an output or workspace fill: leave the device's poison, so reads of never-written bytes are reported
+POISON_BYTE = 0xFF  # the device's poison: NaN in every float type, -1 in signed integers
+
+
+def poison(array: np.ndarray) -> np.ndarray:
+    """Fill `array` with the poison byte, in place: what an output holds until a launch writes it back, so an output
+    that was never written back can never equal a golden."""
+    if array.flags.c_contiguous:
+        array.reshape(-1).view(np.uint8).fill(POISON_BYTE)
+    else:  # a strided view: the same bytes element by element (a same-dtype copy moves bytes as they are)
+        array[...] = poison(np.empty(array.shape, array.dtype))
+    return array
 
 
 @dataclass(frozen=True)
@@ -74,7 +85,8 @@ class Diagnostic:
 @dataclass(frozen=True)
 class Argument:
     """One GM tensor argument. Inputs are read-only views of the run's data; outputs are allocated by `prepare`
-    and filled by the backend, their device memory starting as `fill` (a byte value, or POISON)."""
+    (poisoned, until a completed launch writes them back) and filled by the backend, their device memory starting
+    as `fill` (a byte value, or POISON)."""
 
     name: str
     role: str  # "input" | "output"
@@ -125,7 +137,8 @@ def prepare(
         else:
             desc = tensors[name]
             assert desc is not None, f"{case.op}: kernel argument {name} has no tensor description"
-            args.append(Argument(name, "output", np.empty(desc.shape, np_dtype(desc.dtype)), info.output_fill))
+            out = poison(np.empty(desc.shape, np_dtype(desc.dtype)))
+            args.append(Argument(name, "output", out, info.output_fill))
     missing = [t.name for t in spec.outputs if t.name not in info.args]
     if missing:
         raise WorkbenchError("kernel args", info.args, f"every output of {case.op} as an argument (missing {missing})")

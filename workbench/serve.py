@@ -6,6 +6,10 @@ on stdout once the server answers, and stops the server (and with it its kernels
 The child runs in its own session so that Ctrl-C reaches this process only: JupyterLab would otherwise ask
 "Shutdown this Jupyter server (y/[n])?"; here it is sent SIGTERM, which both servers handle by shutting
 their kernels down. Voilà and Jupyter are imported by the child only (`import workbench` stays light).
+
+The child is `python -m workbench.serve_child voila|jupyterlab`: both servers take requests from their own pages
+only (a foreign Origin is refused even with the token), encrypt their kernels' ZMQ traffic, and print nothing of
+their own on a clean start.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import importlib.util
+import json
 import os
 import secrets
 import shutil
@@ -38,6 +43,14 @@ START_TIMEOUT_S = 120.0  # a cold first start (Python imports, lab's extension s
 STOP_TIMEOUT_S = 20.0  # the servers give their kernels 5 s to shut down, then kill them
 DEFAULT_LAB_DIR = "workbench-notebooks"
 TEMPLATE = "workbench"  # Voilà's lab template, offline (ui/jupyter/voila/templates/workbench)
+IDENTITY = "workbench.serve_child.ServedOriginOnly"
+SPARE_KERNELS = "workbench.serve_child.SpareKernelManager"
+PAGE_EXTENSIONS = (
+    "@jupyter-widgets/jupyterlab-manager",
+    "@voila-dashboards/widgets-manager8",  # Voilà's widget manager for ipywidgets 8 (7: the other one)
+    "@voila-dashboards/widgets-manager7",
+    "anywidget",  # the charts (altair's JupyterChart)
+)
 EXIT_SERVER_FAILED = 1
 
 
@@ -82,9 +95,22 @@ def app(port: int | None = None, open_browser: bool = True) -> int:
         f"--Voila.port={port}",
         "--Voila.port_retries=0",
         f"--Voila.token={token}",
+        f"--Voila.identity_provider_class={IDENTITY}",
+        *_served_origins(port),
+        *_kernel_encryption(),
         "--Voila.open_browser=False",
         "--Voila.log_level=ERROR",  # not its per-page notices; a failing cell shows on the page
         "--VoilaConfiguration.show_tracebacks=True",  # a local, token-protected page: show the user the error
+        # the page arrives at once and each cell shows as it has run: the controls (first cell) before the charts
+        "--VoilaConfiguration.progressive_rendering=True",
+        # the page runs the scripts of the JupyterLab extensions it uses only (the widgets, and anywidget for the
+        # charts): any other one installed would be fetched and run on every page load for nothing
+        *(f"--VoilaConfiguration.extension_allowlist={name}" for name in PAGE_EXTENSIONS),
+        # Voilà 0.5 reads an allow list only beside a deny list (an unset one fails): this one it disables anyway
+        "--VoilaConfiguration.extension_denylist=@voila-dashboards/jupyterlab-preview",
+        # a kernel started before the page asks (serve_child.py), for the notebook's kernelspec
+        f"--VoilaConfiguration.multi_kernel_manager_class={SPARE_KERNELS}",
+        f"--SpareKernelManager.spare_kernel_name={_kernel_name(nb)}",
         f"--VoilaConfiguration.template={TEMPLATE}",
         # the kernel runs where the user started (relative kernel paths, saved charts), not in the notebook's folder
         # inside the installed package
@@ -98,6 +124,10 @@ def app(port: int | None = None, open_browser: bool = True) -> int:
     # the page's template (ui/jupyter/voila/templates/workbench) is found on the Jupyter data path
     jupyter_path = os.pathsep.join(filter(None, [str(nb.parent / "jupyter"), os.environ.get("JUPYTER_PATH")]))
     env = {**os.environ, "JUPYTER_PATH": jupyter_path}
+    # IPython runs PYTHONSTARTUP in each kernel as it starts: ui/kernel_startup.py imports the cells' modules before a
+    # page takes the kernel, or while the browser loads the page's scripts (a user's own PYTHONSTARTUP is kept, and
+    # the page then loads without it)
+    env.setdefault("PYTHONSTARTUP", str(nb.parent / "kernel_startup.py"))
     return _serve(argv, port, f"/?token={token}", "Voilà", open_browser, env)
 
 
@@ -116,6 +146,12 @@ def lab(port: int | None = None, directory: str | Path = DEFAULT_LAB_DIR, open_b
         f"--ServerApp.port={port}",
         "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}",
+        f"--ServerApp.identity_provider_class={IDENTITY}",
+        *_served_origins(port),
+        *_kernel_encryption(),
+        # notebook_shim maps the classic Notebook's config onto the server by reading every server setting, the
+        # deprecated ServerApp.token included, which prints a DeprecationWarning on every start; lab needs none of it
+        "--ServerApp.jpserver_extensions=notebook_shim=False",
         "--ServerApp.open_browser=False",
         f"--ServerApp.root_dir={folder}",
         "--ServerApp.log_level=WARN",
@@ -125,18 +161,42 @@ def lab(port: int | None = None, directory: str | Path = DEFAULT_LAB_DIR, open_b
     return _serve(argv, port, f"/lab?token={token}", "JupyterLab", open_browser, None, cwd=folder)
 
 
+def _kernel_name(nb: Path) -> str:
+    return str(json.loads(nb.read_text())["metadata"]["kernelspec"]["name"])
+
+
 def _require(module: str, package: str) -> None:
     if importlib.util.find_spec(module) is None:
         raise WorkbenchError("server", module, f"an install with {package} (pip install {package})")
 
 
+def _served_origins(port: int) -> list[str]:
+    """The origins of the server's own pages: the URL it prints and its localhost twin (serve_child.py)."""
+    return [f"--ServedOriginOnly.origins=http://{name}:{port}" for name in (HOST, "localhost")]
+
+
+def _kernel_encryption() -> list[str]:
+    """Kernels with CurveZMQ keys from the server: ipykernel >= 7 otherwise warns at every kernel start that it runs
+    over TCP without encryption. 'auto' keys the kernels whose kernelspec declares support (ipykernel's does) and
+    leaves older ones as they were; a jupyter_client without the setting gets no flag."""
+    from jupyter_client.manager import KernelManager
+
+    offered = "transport_encryption" in KernelManager.class_trait_names()
+    return ["--KernelManager.transport_encryption=auto"] if offered else []
+
+
 def _free_port(port: int | None) -> int:
-    """`port` when it is free on HOST, else an error; None picks a free one."""
+    """`port` when the server could listen on it on HOST, else an error; None picks a free one.
+
+    Tested the way tornado binds (SO_REUSEADDR, then listen): connections of a stopped server that linger in
+    TIME_WAIT for a minute do not make the port busy, a socket listening on it does."""
     if port is not None and not 1 <= port <= 65535:
         raise WorkbenchError("--port", port, "1..65535")
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((HOST, port or 0))
+            s.listen()
         except OSError:
             raise WorkbenchError("--port", port, f"a port free on {HOST} (this one is in use)") from None
         return int(s.getsockname()[1])
@@ -153,7 +213,7 @@ def _serve(
 ) -> int:
     url = f"http://{HOST}:{port}{page}"
     proc = subprocess.Popen(
-        [sys.executable, "-m", *argv],
+        [sys.executable, "-m", "workbench.serve_child", *argv],
         stdin=subprocess.DEVNULL,
         env=env,
         cwd=cwd,

@@ -17,6 +17,7 @@ from emu_helpers import UserKernel
 
 import workbench.emu.scratch as L
 from workbench.emu import POISON, In, Kernel, Out
+from workbench.emu.launch import Arg, run_launch
 
 PROBE = r"""
 #include "kernel_operator.h"
@@ -98,8 +99,9 @@ def test_a_launch_that_fails_before_its_buffers_exist_leaves_arrays_alone(probe:
     y = np.zeros(256, np.uint8)
     assert probe[1](In(x), y, workspace=64, tiling=ProbeTiling(256, 0)).exit_code == 0  # scratch now holds x + 1
     y2 = np.full(256, 3, np.uint8)
-    run = probe[1](In(x), y2, workspace=64, tiling=ProbeTiling(256, 0), platform="ascend910b")
-    assert run.exit_code == 5 and any(d.kind == "HARNESS" for d in run.diagnostics)
+    args = [Arg(x, "input"), Arg(y2, "inout"), Arg(np.empty(64, np.uint8), "workspace", POISON)]
+    run = run_launch(probe.built().path, "ascend910b", "Ascend910B3", 1, [*args, bytes(ProbeTiling(256, 0))])
+    assert run.exit_code == 5 and any(d.kind == "HARNESS" for d in run.diagnostics)  # the binary is for 310P
     assert (y2 == 3).all()
     y3 = np.full(256, 3, np.uint8)
     run = probe[1](In(x), y3, workspace=64, tiling=b"\0" * 4)  # wrong tiling size: after the buffers exist

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from ..errors import UnknownName
+from ..timesource import HOST_WALL, TimeSource, checked
 
 if TYPE_CHECKING:
     from ..launch import PreparedLaunch
@@ -20,7 +21,8 @@ _MODULES = {"emu": "workbench.backends.emu", "npu": "workbench.backends.npu", "r
 
 @dataclass(frozen=True)
 class Execution:
-    """What a backend hands back: output arrays, diagnostics, a trace and timings (seconds)."""
+    """What a backend hands back: output arrays, diagnostics, a trace and timings (seconds), each timing with its
+    source (timesource.py): the backend is the one that knows how it timed what."""
 
     outputs: dict[str, np.ndarray]
     diagnostics: tuple[Any, ...]
@@ -28,6 +30,10 @@ class Execution:
     timings: dict[str, float]
     exit_code: int = 0
     builtin: dict[str, np.ndarray] | None = None  # the built-in (TBE) op's outputs on the same inputs (npu only)
+    timing_sources: dict[str, TimeSource] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "timing_sources", checked(self.timings, self.timing_sources))
 
 
 def faulted(exit_code: int, diagnostics: Sequence[Any]) -> bool:
@@ -43,7 +49,9 @@ def no_launch(launch: PreparedLaunch) -> Execution:
     """block_dim 0: nothing runs; the outputs are what the launcher leaves in them (zeros), on every backend."""
     for arr in launch.outputs.values():
         arr.fill(0)
-    return Execution(launch.outputs, (), {}, {"build_s": 0.0, "launch_s": 0.0, "run_s": 0.0, "kernel_s": 0.0})
+    timings = dict.fromkeys(("build_s", "launch_s", "run_s", "kernel_s"), 0.0)
+    # nothing was built, launched or measured: the zeros are the host's, never a device's or the emulator's
+    return Execution(launch.outputs, (), {}, timings, timing_sources=dict.fromkeys(timings, HOST_WALL))
 
 
 def get(name: str) -> Backend:

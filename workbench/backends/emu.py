@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import progress
 from ..emu import In, Out, Workspace, load
 from ..launch import PreparedLaunch
+from ..timesource import EMULATOR_WALL, HOST_WALL, TimeSource
 from . import Execution, no_launch
 
 # Cores run on two threads, atomic adds in serial order (kernels/emu/README.md "ordered"): serial mode's bits for
@@ -26,4 +27,5 @@ def execute(launch: PreparedLaunch) -> Execution:
             *args, workspace=workspace, tiling=launch.tiling, tiling_key=launch.tiling_key, mode=MODE
         )
     timings = {"build_s": built.seconds, "launch_s": run.total_s, "run_s": run.wall_s, "kernel_s": run.kernel_s}
-    return Execution(launch.outputs, run.diagnostics, run.trace, timings, run.exit_code)
+    sources: dict[str, TimeSource] = {**dict.fromkeys(timings, EMULATOR_WALL), "build_s": HOST_WALL}  # g++ here
+    return Execution(launch.outputs, run.diagnostics, run.trace, timings, run.exit_code, timing_sources=sources)

@@ -31,6 +31,7 @@ from ..errors import WorkbenchError
 from ..launch import POISON, Diagnostic, PreparedLaunch
 from ..npu import aclrtlaunch
 from ..npu.acl_runtime import ACL_ERROR_RT_AICORE_EXCEPTION, AclError, Device, acl_module, emulated
+from ..timesource import DEVICE, EMULATOR_WALL, HOST_WALL, PREDICTED, TimeSource
 from . import Execution, no_launch
 
 WARMUP_ENV, REPEATS_ENV, PROFILE_ENV = "WORKBENCH_NPU_WARMUP", "WORKBENCH_NPU_REPEATS", "WORKBENCH_NPU_PROFILE"
@@ -86,8 +87,10 @@ def execute(launch: PreparedLaunch) -> Execution:
             kernel = _run_kernel(dev, fn, launch, n)
         builtin = None if is_emulated else _run_builtin(dev, launch, n)
     timings = {"build_s": build_s, "launch_s": time.perf_counter() - t0 - build_s}
+    # under the emulated runtime the launches ran the emulator and the events advanced by the model's prediction
+    sources: dict[str, TimeSource] = {"build_s": HOST_WALL, "launch_s": EMULATOR_WALL if is_emulated else HOST_WALL}
     if kernel.median is not None:  # none when the kernel trapped
-        timings["kernel_s"] = kernel.median
+        timings["kernel_s"], sources["kernel_s"] = kernel.median, PREDICTED if is_emulated else DEVICE
     trace: dict[str, Any] = {
         "npu": {
             "timing": "predicted" if is_emulated else "measured",
@@ -102,7 +105,7 @@ def execute(launch: PreparedLaunch) -> Execution:
     if is_emulated:
         trace.update(acl.trace())
     if builtin is not None and builtin.median is not None:
-        timings["builtin_kernel_s"] = builtin.median
+        timings["builtin_kernel_s"], sources["builtin_kernel_s"] = builtin.median, DEVICE
         trace["npu"]["builtin_samples_s"] = builtin.samples
     return Execution(
         launch.outputs,
@@ -111,6 +114,7 @@ def execute(launch: PreparedLaunch) -> Execution:
         timings,
         kernel.exit_code,
         builtin.outputs if builtin else None,
+        sources,
     )
 
 

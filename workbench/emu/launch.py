@@ -26,11 +26,90 @@ from typing import Any
 
 import numpy as np
 
-from ..launch import POISON, Diagnostic
+from .._files import os_error
+from ..errors import InfrastructureError, InvalidInput
+from ..launch import POISON, Diagnostic, poison
 from . import worker
-from .scratch import acquire, gm_file_size, read_all, release, write_all
+from .scratch import SCRATCH_FIX, Scratch, acquire, gm_file_size, read_all, release, write_all
 
 DIAG_PREFIX = "ASCEMU_DIAG "
+MAX_TIMEOUT_S = 7 * 24 * 3600.0
+# A scratch filesystem with less room than this when the child left no report is taken to be full (the report and
+# the done file are what is left to write once the GM files are reserved), never for a kernel that ended the process.
+_SCRATCH_LOW_BYTES = 1 << 20
+
+
+def _integer(lo: int, hi: int) -> tuple[Any, str]:
+    def ok(v: Any) -> bool:
+        return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and lo <= int(v) <= hi
+
+    return ok, f"an integer in [{lo}, {hi}]"
+
+
+def _one_of(*names: str) -> tuple[Any, str]:
+    return (lambda v: isinstance(v, str) and v in names), " or ".join(repr(n) for n in names)
+
+
+def _boolean() -> tuple[Any, str]:
+    return (lambda v: isinstance(v, (bool, np.bool_))), "True or False"
+
+
+def _mode() -> tuple[Any, str]:
+    def ok(v: Any) -> bool:
+        if not isinstance(v, str):
+            return False
+        name, sep, seed = v.partition(":")
+        if name in ("serial", "parallel", "ordered") and not sep:
+            return True
+        return name == "interleave" and (not sep or (seed.isdigit() and int(seed) < 1 << 64))
+
+    return ok, "'serial', 'parallel', 'ordered', 'interleave' or 'interleave:SEED' (SEED an integer >= 0)"
+
+
+# The launch keys a caller may set (kernels/emu/README.md "Other top-level keys", docs/emulator.md "Launch options"),
+# with the values the emulator reads correctly: it parses numbers as doubles and ignores a key of the wrong JSON type,
+# so an unchecked value would silently become the default.
+LAUNCH_OPTIONS: dict[str, tuple[Any, str]] = {
+    "mode": _mode(),
+    "strict": _boolean(),
+    "threads": _integer(1, 1 << 16),
+    "seed": _integer(0, 1 << 53),
+    "core_count": _integer(1, 65535),
+    "poll_yield": _integer(2, (1 << 31) - 1),
+    "gm_alloc": _one_of("acl", "exact"),
+    "ub_poison": _integer(0, 255),
+    "ub_reserved": _integer(0, (1 << 32) - 1),
+    "api_budget": _integer(1, 1 << 53),
+    "overflow_mode": _one_of("saturation", "inf_nan"),
+    "pipe_check": _one_of("on", "strict", "off"),
+    "dcache": _one_of("model", "off"),
+    "diag_stderr": _boolean(),
+}
+
+
+def check_launch_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The launch keys in `options`, each checked; an unknown key is refused (a typo would be silently ignored)."""
+    out: dict[str, Any] = {}
+    for key, value in options.items():
+        if key not in LAUNCH_OPTIONS:
+            raise InvalidInput(
+                "launch option", key, f"one of {', '.join(LAUNCH_OPTIONS)} (docs/emulator.md, Launch options)"
+            )
+        ok, allowed = LAUNCH_OPTIONS[key]
+        if not ok(value):
+            raise InvalidInput(key, value, allowed)
+        out[key] = value.item() if isinstance(value, np.generic) else value
+    return out
+
+
+def check_timeout(timeout_s: Any) -> float:
+    """The launch watchdog: a finite number of seconds > 0 (NaN, inf or a string would reach the child's JSON)."""
+    number = isinstance(timeout_s, (int, float, np.integer, np.floating)) and not isinstance(
+        timeout_s, (bool, np.bool_)
+    )
+    if not number or not 0 < float(timeout_s) <= MAX_TIMEOUT_S:  # NaN fails the comparison too
+        raise InvalidInput("timeout_s", timeout_s, f"a number of seconds > 0 and <= {MAX_TIMEOUT_S:.0f} (7 days)")
+    return float(timeout_s)
 
 
 @dataclass(frozen=True)
@@ -70,38 +149,19 @@ def run_launch(
     options: dict[str, Any] | None = None,
 ) -> LaunchOutcome:
     """One launch; `args` holds one entry per parameter the kernel declares, in order: a GM buffer (Arg) for a
-    pointer, else the parameter's bytes (a struct's, a scalar's, or a tiling struct the driver puts in GM)."""
+    pointer, else the parameter's bytes (a struct's, a scalar's, or a tiling struct the driver puts in GM).
+
+    Every array the launch writes back ends as the kernel left its device memory, or, when the child did not finish
+    the launch (KERNEL_EXIT, or a kill before the outputs were settled), filled with the poison byte 0xFF: an output
+    that was never written back never looks like a result. A launch the driver refused before the kernel ran
+    (HARNESS) leaves them as they were. A scratch folder the machine refuses (full, read-only, missing) is an
+    InfrastructureError, never a kernel verdict."""
     t0 = time.perf_counter()
     sc = acquire()
     try:
         d = sc.dir
         report_path, done_path = d / "report.json", d / "done"
-        for stale in (report_path, done_path):  # left by the previous launch in this directory
-            stale.unlink(missing_ok=True)
-        entries: list[dict[str, Any]] = []
-        gm_args: list[Arg] = []
-        fds: list[int] = []
-        for i, a in enumerate(args):
-            if isinstance(a, bytes):
-                (d / f"arg{i}.bin").write_bytes(a)
-                entries.append({"kind": "bytes", "in_file": str(d / f"arg{i}.bin")})
-                continue
-            nbytes = int(a.array.nbytes)
-            fd, path = sc.gm(len(fds), gm_file_size(nbytes))
-            gm_args.append(a)
-            fds.append(fd)
-            entry: dict[str, Any] = {"kind": "gm", "bytes": nbytes, "role": a.role, "gm_file": path}
-            if a.fill is None:
-                write_all(fd, a.array)
-                entry["preloaded"] = True
-                entry["gm_map"] = "shared" if a.writes_back else "private"
-            else:
-                entry["gm_map"] = "shared"
-                if a.fill != POISON:
-                    entry["fill"] = int(a.fill)
-            entries.append(entry)
-        sc.trim(len(fds))  # slots a previous, longer launch used
-        launch = {
+        settings = {
             "platform": platform,
             "soc": soc,
             "block_dim": int(block_dim),
@@ -109,28 +169,40 @@ def run_launch(
             "mode": "serial",
             "seed": 0,
             "strict": False,
-            "timeout_s": timeout_s,
+            "timeout_s": float(timeout_s),
             **(options or {}),
             "report_path": str(report_path),
             "done_file": str(done_path),
             "exit_note": True,
-            "args": entries,
         }
-        (d / "launch.json").write_text(json.dumps(launch))
+        try:
+            gm_args, fds = _stage(sc, args, settings)
+        except OSError as exc:
+            raise os_error("emulator scratch folder", d, exc, SCRATCH_FIX) from exc
         t0 = time.perf_counter()
-        code, stderr = _run_child(binary, d / "launch.json", float(launch["timeout_s"]) + 15)
+        code, stderr = _run_child(binary, d / "launch.json", timeout_s + 15)
         wall = time.perf_counter() - t0
         report = _read_report(report_path)
+        finished = done_path.exists()
         diags = [Diagnostic.from_json(x) for x in report.get("diagnostics", [])]
         diags += _stderr_diagnostics(stderr, known=diags)
         if code < 0:  # killed by a signal the emulator could not catch
             name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
             diags.append(Diagnostic("CRASH", "fatal", -1, "", "", 0, f"kernel process killed by {name}"))
-        if done_path.exists():  # the child settled its outputs (also after a fault); else leave the arrays alone
-            for a, fd in zip(gm_args, fds, strict=True):
-                if a.writes_back:
-                    read_all(fd, a.array)  # in place, like device memory
         exit_code = int(report.get("exit_code", code if code >= 0 else 4))
+        if not (finished and report) and not any(x.severity == "fatal" for x in diags):
+            _check_room(d)
+            diags.append(_kernel_exit(code, finished, bool(report)))
+            exit_code = 2  # a fatal record: the outputs are not a result
+        refused = any(x.kind == "HARNESS" for x in diags)  # the launch never started: nothing was written
+        exited = any(x.kind == "KERNEL_EXIT" for x in diags)  # also when the emulator recorded it and settled GM
+        for a, fd in zip(gm_args, fds, strict=True):
+            if not a.writes_back:
+                continue
+            if finished and not exited:  # the child settled its outputs (also after a fault)
+                read_all(fd, a.array)  # in place, like device memory
+            elif exited or not refused:  # ended mid-launch: no result, whatever the memory holds
+                poison(a.array)
         return LaunchOutcome(
             exit_code,
             tuple(diags),
@@ -143,6 +215,72 @@ def run_launch(
         )
     finally:
         release(sc)
+
+
+def _stage(sc: Scratch, args: Sequence[Arg | bytes], settings: dict[str, Any]) -> tuple[list[Arg], list[int]]:
+    """Write the launch's files into the scratch directory: the GM buffers, the bytes arguments and launch.json
+    (`settings` and the GM entries)."""
+    d = sc.dir
+    for stale in (settings["report_path"], settings["done_file"]):  # left by the previous launch in this directory
+        Path(stale).unlink(missing_ok=True)
+    entries: list[dict[str, Any]] = []
+    gm_args: list[Arg] = []
+    fds: list[int] = []
+    for i, a in enumerate(args):
+        if isinstance(a, bytes):
+            (d / f"arg{i}.bin").write_bytes(a)
+            entries.append({"kind": "bytes", "in_file": str(d / f"arg{i}.bin")})
+            continue
+        nbytes = int(a.array.nbytes)
+        fd, path = sc.gm(len(fds), gm_file_size(nbytes))
+        gm_args.append(a)
+        fds.append(fd)
+        entry: dict[str, Any] = {"kind": "gm", "bytes": nbytes, "role": a.role, "gm_file": path}
+        if a.fill is None:
+            write_all(fd, a.array)
+            entry["preloaded"] = True
+            entry["gm_map"] = "shared" if a.writes_back else "private"
+        else:
+            entry["gm_map"] = "shared"
+            if a.fill != POISON:
+                entry["fill"] = int(a.fill)
+        entries.append(entry)
+    sc.trim(len(fds))  # slots a previous, longer launch used
+    (d / "launch.json").write_text(json.dumps({**settings, "args": entries}, allow_nan=False))
+    return gm_args, fds
+
+
+def _check_room(scratch_dir: Path) -> None:
+    """A child that left no report on a scratch filesystem with (almost) no room left may have failed to write it:
+    that is the machine's fault, not the kernel's, and no verdict can be given."""
+    try:
+        st = os.statvfs(scratch_dir)
+    except OSError:
+        return
+    free = st.f_bavail * st.f_frsize
+    if free < _SCRATCH_LOW_BYTES:
+        raise InfrastructureError(
+            "emulator scratch folder",
+            scratch_dir,
+            f"full ({free} bytes free): the emulator could not write its report",
+            SCRATCH_FIX,
+        )
+
+
+def _kernel_exit(code: int, finished: bool, reported: bool) -> Diagnostic:
+    """The record of a child that ended without finishing the launch and did not say why (no fatal record)."""
+    missing = " and ".join(w for w, ok in (("the report", reported), ("the outputs", finished)) if not ok)
+    return Diagnostic(
+        "KERNEL_EXIT",
+        "fatal",
+        -1,
+        "",
+        "",
+        0,
+        f"the kernel process ended before the launch finished (exit status {code}, {missing} never written): "
+        "exit()/_exit() in kernel code, or the process was ended from outside",
+        details={"exit_status": code, "report_written": reported, "outputs_settled": finished},
+    )
 
 
 # ------------------------------------------------------------------------------------------------ the child

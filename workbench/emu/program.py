@@ -12,7 +12,6 @@ what is supported.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -27,12 +26,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .. import progress, resources
+from .. import resources
+from .._files import check_text_source
 from ..backends import faulted
 from ..errors import InvalidInput, UnsupportedPlatform, WorkbenchError
 from ..launch import Diagnostic
 from ..platform import get_platform
-from .build import PLATFORM_MACRO, BuildError, Built, _compiler_id, _tree_files, cache_dir, defines_of, gxx
+from .build import PLATFORM_MACRO, BuildError, Built, defines_of, gxx
+from .cache import CompileFailed, Unit, cache_root, compile_cached, ensure_file
 from .launch import DIAG_PREFIX, _stderr_diagnostics
 from .rewrite import instantiated, rewrite_launches
 
@@ -54,6 +55,7 @@ class UnsupportedAclCall(BuildError):
             "one the emulator's ACL shim provides (docs/programs.md): " + ", ".join(shim_calls()),
         )
         self.names, self.log = tuple(names), log
+        self.errors = self.all_errors = ()
 
 
 @cache
@@ -66,28 +68,6 @@ def shim_calls() -> tuple[str, ...]:
 
 
 # ------------------------------------------------------------------------------------------------ the build
-def _local_headers(source: Path, include_dirs: Sequence[Path]) -> list[Path]:
-    """The files a program reaches through `#include "..."` outside the emulator's tree, followed transitively."""
-    emu = (resources.emu_dir() / "include").resolve()
-    seen: dict[Path, None] = {}
-    todo = [source]
-    while todo:
-        current = todo.pop()
-        try:
-            text = current.read_text(errors="replace")
-        except OSError:
-            continue
-        for name in re.findall(r'^\s*#\s*include\s*"([^"]+)"', text, re.M):
-            for base in (current.parent, source.parent, *include_dirs):
-                candidate = (base / name).resolve()
-                if candidate.is_file():
-                    if emu not in candidate.parents and candidate not in seen:
-                        seen[candidate] = None
-                        todo.append(candidate)
-                    break
-    return list(seen)
-
-
 def _flags(
     platform: str, opt: str, source: Path, include_dirs: Sequence[Path], defines: Sequence[tuple[str, str]]
 ) -> list[str]:
@@ -129,17 +109,6 @@ def _refusal(log: str, source: Path, platform: str) -> BuildError:
     return UnsupportedAclCall(names, where, log) if names else BuildError(f"{source.name} ({platform})", log)
 
 
-def _key(compiler: str, flags: Sequence[str], rewritten: str, source: Path, include_dirs: Sequence[Path]) -> str:
-    h = hashlib.sha256()
-    h.update(_compiler_id(compiler).encode())
-    h.update(repr(flags).encode())
-    h.update(rewritten.encode())
-    for dep in [*_tree_files([resources.emu_dir()]), *_local_headers(source, include_dirs)]:
-        h.update(str(dep).encode())
-        h.update(dep.read_bytes())
-    return h.hexdigest()[:24]
-
-
 def build_program(
     path: str | Path,
     platform: str = "Ascend310P3",
@@ -147,11 +116,9 @@ def build_program(
     defines: Mapping[str, object] | None = None,
     include_dirs: Sequence[str | Path] = (),
 ) -> Built:
-    """The program's emulator binary, compiled only when no cached build of the same content exists.
+    """The program's emulator binary, compiled only when the cache has none for exactly what g++ would read.
 
-    A program g++ rejects raises UnsupportedAclCall (an ACL name the shim lacks) or BuildError; the rejection is
-    cached too, so asking again for the same content fails at once."""
-    t0 = time.perf_counter()
+    A program g++ rejects raises UnsupportedAclCall (an ACL name the shim lacks) or BuildError."""
     source = Path(path).resolve()
     if not source.is_file():
         raise InvalidInput("program", str(path), "an existing .asc or .cpp file")
@@ -163,36 +130,22 @@ def build_program(
     for given, resolved in zip(include_dirs, dirs, strict=True):
         if not resolved.is_dir():
             raise InvalidInput("include dir", str(given), "an existing directory")
-    rewritten, _ = rewrite_launches(source.read_text(errors="replace"), str(source))
+    check_text_source(source, "program")
+    rewritten, _ = rewrite_launches(source.read_text(encoding="utf-8"), str(source))
+    # the rewritten unit lives in the cache under its own content's name: the command names it, so keys follow it
+    unit_file = cache_root() / "units" / hashlib.sha256(rewritten.encode()).hexdigest()[:32] / f"{source.stem}.cpp"
+    ensure_file(unit_file, rewritten)
     flags = _flags(emu_platform, opt, source, dirs, defines_of(defines or {}))
-    compiler = gxx()
-    key = _key(compiler, flags, rewritten, source, dirs)
-    binary = cache_dir() / f"program-{source.stem}-{key}"
-    rejected = cache_dir() / f"program-{source.stem}-{key}.log"
-    with open(cache_dir() / f".{key}.lock", "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)  # released when the file closes; another process may be building it
-        if binary.exists():
-            return Built(binary, key, True, time.perf_counter() - t0)
-        if rejected.exists():
-            raise _refusal(rejected.read_text(), source, emu_platform)
-        with tempfile.TemporaryDirectory(dir=cache_dir()) as tmp:
-            unit, out = Path(tmp) / f"{source.stem}.cpp", Path(tmp) / "program.bin"
-            unit.write_text(rewritten)
-            with progress.stage(f"building {source.name} for {PLATFORM_MACRO[emu_platform]} with g++"):
-                proc = subprocess.run(
-                    [compiler, *flags, str(unit), "-o", str(out)],
-                    capture_output=True,
-                    text=True,
-                    env={**os.environ, "LC_ALL": "C"},  # plain quotes in the messages _unsupported_acl reads
-                )
-            if proc.returncode != 0:
-                log = proc.stderr or proc.stdout
-                if proc.returncode == 1 and ": error: " in log:  # a compile error, not a killed compiler
-                    (Path(tmp) / "rejected.log").write_text(log)
-                    os.replace(Path(tmp) / "rejected.log", rejected)
-                raise _refusal(log, source, emu_platform)
-            os.replace(out, binary)
-    return Built(binary, key, False, time.perf_counter() - t0)
+    unit = Unit(
+        "bin",
+        f"program-{source.stem}",
+        (*flags, str(unit_file)),
+        what=f"building {source.name} for {PLATFORM_MACRO[emu_platform]} with g++",
+    )
+    try:
+        return compile_cached(gxx(), unit)
+    except CompileFailed as exc:
+        raise _refusal(exc.log, source, emu_platform) from None
 
 
 # ------------------------------------------------------------------------------------------------ the run

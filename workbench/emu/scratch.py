@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._files import os_error
+from ..errors import InfrastructureError
 from . import worker
 
 
@@ -31,6 +33,12 @@ def _scratch_root() -> str | None:
         return os.environ["ASCEMU_SCRATCH_DIR"]
     shm = Path("/dev/shm")
     return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
+SCRATCH_FIX = (
+    "free space there, or set ASCEMU_SCRATCH_DIR to a writable folder with room for the launch's arrays "
+    "(default: /dev/shm, else $TMPDIR)"
+)
 
 
 _PAGE = mmap.PAGESIZE
@@ -69,10 +77,11 @@ class Scratch:
                     if exc.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
                         os.ftruncate(fd, 0)
                         self.files[slot] = (fd, 0)
-                        raise OSError(
-                            exc.errno,
-                            f"no room for a {size}-byte GM buffer in {self.dir} ({exc.strerror}); "
-                            "set ASCEMU_SCRATCH_DIR to a larger directory",
+                        raise InfrastructureError(
+                            "emulator scratch folder",
+                            self.dir,
+                            f"no room for a {size}-byte GM buffer ({exc.strerror})",
+                            SCRATCH_FIX,
                         ) from exc
         self.files[slot] = (fd, size)
         return fd, str(path)
@@ -138,7 +147,11 @@ def acquire() -> Scratch:
             _remove_stale_dirs(_scratch_root())
         if _pool:
             return _pool.pop()
-    return Scratch(_scratch_root())
+    root = _scratch_root()
+    try:
+        return Scratch(root)
+    except OSError as exc:  # a root that is missing, not a folder, read-only or full
+        raise os_error("emulator scratch folder", root or tempfile.gettempdir(), exc, SCRATCH_FIX) from exc
 
 
 def release(sc: Scratch) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidInput, WorkbenchError
+from ..errors import InfrastructureError, InvalidInput
 from .launch import Arg
 
 # ascemu's scalar type names (types.h dtype_name) as numpy dtypes; bfloat16 is encoded by hand
@@ -57,23 +57,33 @@ class Param:
 
 @cache
 def signature(binary: Path) -> tuple[Param, ...]:
-    """The parameters the entry compiled into `binary` declares, in order."""
+    """The parameters the entry compiled into `binary` declares, in order (asked once, then read from beside it)."""
     sidecar = binary.with_name(binary.name + ".sig.json")
     try:
-        text = sidecar.read_text()
-    except OSError:
+        return _params(sidecar.read_text())
+    except (OSError, ValueError, KeyError, TypeError):  # missing or damaged: ask the binary again
+        pass
+    try:
         proc = subprocess.run([str(binary), "--signature"], capture_output=True, text=True, timeout=60)
         text = proc.stdout.strip().splitlines()[-1] if proc.returncode == 0 and proc.stdout.strip() else ""
-        if not text:
-            raise WorkbenchError(
-                "kernel binary", str(binary), f"a binary that answers --signature (exit {proc.returncode})"
-            ) from None
-        with contextlib.suppress(OSError):  # a read-only cache only costs the question next time
-            tmp = sidecar.with_name(f".{sidecar.name}.{os.getpid()}")
-            tmp.write_text(text)
-            os.replace(tmp, sidecar)
+        params = _params(text)
+    except (OSError, subprocess.SubprocessError, ValueError, KeyError, TypeError, IndexError):
+        raise InfrastructureError(
+            "kernel binary", binary, "does not answer --signature", "delete it; the next run builds it again"
+        ) from None
+    with contextlib.suppress(OSError):  # a read-only cache only costs the question next time
+        tmp = sidecar.with_name(f".{sidecar.name}.{os.getpid()}")
+        tmp.write_text(text)
+        os.replace(tmp, sidecar)
+    return params
+
+
+def _params(text: str) -> tuple[Param, ...]:
     raw = json.loads(text)["params"]
-    return tuple(Param(p["kind"], int(p.get("bytes", 0)), str(p.get("type", ""))) for p in raw)
+    params = tuple(Param(str(p["kind"]), int(p.get("bytes", 0)), str(p.get("type", ""))) for p in raw)
+    if any(p.kind not in ("gm", "scalar", "struct") for p in params):
+        raise ValueError("unknown parameter kind")
+    return params
 
 
 def bind(entry: str, params: tuple[Param, ...], values: list[tuple[str, Any]]) -> list[Arg | bytes]:

@@ -140,10 +140,16 @@ def error_heatmap(frame: pd.DataFrame, title: str = "max abs error (aggregated)"
     )
 
 
-def timings_chart(frame: pd.DataFrame, title: str = "wall times") -> alt.Chart:
-    """Seconds per step (frames.timings_frame), one bar per kind that is available, labelled with how it was
-    obtained in the tooltip."""
+# one colour per time source (timesource.SOURCES order); none is green or red, which read as a verdict
+SOURCE_COLORS = ("#1f6feb", "#f28e2b", "#9d9d9d", "#b07aa1", "#bcbd22", "#17becf")
+
+
+def timings_chart(frame: pd.DataFrame, title: str = "times by source") -> alt.Chart:
+    """Seconds per step (frames.timings_frame), one bar per source that is available, coloured by its source
+    (timesource.py) and labelled with how it was obtained in the tooltip."""
     import altair as alt
+
+    from ..timesource import SOURCES
 
     return (
         alt.Chart(frame[frame["available"]], title=title)
@@ -151,11 +157,9 @@ def timings_chart(frame: pd.DataFrame, title: str = "wall times") -> alt.Chart:
         .encode(
             y=_enc(alt.Y, "step:N", sort=None, title=None),
             x=_enc(alt.X, "seconds:Q", title="seconds"),
-            color=_enc(
-                alt.Color, "kind:N", scale=alt.Scale(domain=["measured", "built-in", "predicted", "theoretical"])
-            ),
-            yOffset=_enc(alt.YOffset, "kind:N"),
-            tooltip=_tips("step:N", "kind:N", "seconds:Q", "how:N"),
+            color=_enc(alt.Color, "source:N", scale=alt.Scale(domain=list(SOURCES), range=list(SOURCE_COLORS))),
+            yOffset=_enc(alt.YOffset, "source:N"),
+            tooltip=_tips("step:N", "source:N", "seconds:Q", "how:N"),
         )
     )
 

@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..compare import element_errors
+from ..criteria import Time
+from ..timesource import DEVICE, MEANING, PREDICTED, SOURCES
 
 Errors = dict[str, np.ndarray]  # compare.element_errors: ulp, abs_err, failed
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..criteria import Time
     from ..runner import Result
     from ..tiling import TilingPlan
 
@@ -227,72 +228,66 @@ def mismatch_frame(result: Result, output: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-TIMING_KINDS = ("measured", "built-in", "predicted", "theoretical")
-TIMING_STEPS = (("build", "build_s"), ("launch", "launch_s"), ("kernel", "kernel_s"), ("golden", "golden_s"))
-WALL = "wall time on this machine (time.perf_counter around the step)"
+# timings keys -> the step they time, in the order the table lists them
+TIMING_STEPS = {
+    "build_s": "build",
+    "launch_s": "launch",
+    "run_s": "run",
+    "kernel_s": "kernel",
+    "builtin_kernel_s": "built-in (TBE)",
+    "golden_s": "golden",
+}
+NEEDS_DEVICE = "needs an NPU: the npu backend on a device, or an msprof op_summary attached with profiling.attach"
 
 
 def timings_frame(result: Result) -> pd.DataFrame:
-    """Long form: a row per (step, kind) with seconds (NaN when not available) and how it was obtained.
+    """Long form: a row per (step, source) with seconds (NaN when not available) and how it was obtained.
 
-    The kernel's row is the one a device decides: "measured" holds a device time (npu on a device, or a replay of
-    one); the emulator's own time is shown there too, labelled as the emulator's. "predicted" is the performance
-    model's (npu under the emulated runtime, or the emulator's trace); "built-in" the TBE op's, on a device only;
-    "theoretical" the memory bound."""
+    Every timing of the run is a row with its source (timesource.py). The kernel also gets the time a criterion
+    judges (device-measured, else predicted), a device-measured row that says what it needs when there is none, the
+    model's prediction and the memory bound ("theoretical"); the built-in (TBE) op its device time or what it
+    needs."""
     import pandas as pd
 
-    from ..criteria import builtin_time, kernel_time, min_traffic
+    from ..criteria import builtin_time, kernel_time, theoretical_time
 
     replay = result.trace.get("replay")
-    wall = (
-        f"measured on the {replay['source']} at {replay['created']}, replayed from {replay['path']}" if replay else WALL
+    recorded = (
+        f"; recorded on the {replay['source']} at {replay['created']}, replayed from {replay['path']}" if replay else ""
     )
-    soc = result.case.soc
-    traffic = min_traffic(result)
-    bound = (
-        f"memory bound: {traffic} B of minimum GM traffic (every input read once, every output written once) / "
-        f"{soc.memory_bandwidth / 1e9:g} GB/s ({soc.bandwidth_source})"
+    kernel = kernel_time(result)
+    rows: dict[tuple[str, str], tuple[float | None, str]] = {}
+    for key, seconds in result.timings.items():
+        source = result.timing_sources[key]
+        judged = key == "kernel_s" and source == kernel.source  # the kernel time a criterion judges says how
+        how = kernel.how if judged else MEANING[source] + ("" if key == "golden_s" else recorded)
+        rows[(TIMING_STEPS.get(key, key), source)] = (seconds, how)
+    builtin = builtin_time(result)
+    extra = [
+        ("kernel", kernel),
+        ("kernel", Time(None, DEVICE, NEEDS_DEVICE)),
+        ("kernel", Time(None, PREDICTED, "no emulator trace to predict from")),
+        ("kernel", theoretical_time(result)),
+        ("built-in (TBE)", builtin if builtin.source else Time(None, DEVICE, builtin.how)),
+    ]
+    for step, t in extra:
+        if t.source is not None:
+            rows.setdefault((step, t.source), (t.seconds, t.how))
+    steps = [*TIMING_STEPS.values(), *(step for step, _ in rows if step not in TIMING_STEPS.values())]
+    ordered = sorted(rows.items(), key=lambda item: (steps.index(item[0][0]), SOURCES.index(item[0][1])))
+    return pd.DataFrame(
+        [
+            {
+                "step": step,
+                "source": source,
+                "seconds": float("nan") if seconds is None else float(seconds),
+                "how": how,
+                "available": seconds is not None,
+            }
+            for (step, source), (seconds, how) in ordered
+        ],
+        columns=["step", "source", "seconds", "how", "available"],
     )
-    kernel, builtin = kernel_time(result), builtin_time(result)
-    kernel_cells = {
-        "measured": _measured_kernel(result, kernel, wall),
-        "built-in": (builtin.seconds, builtin.how),
-        "predicted": (kernel.seconds, kernel.how)
-        if kernel.basis == "predicted"
-        else (None, "no trace to predict from"),
-        "theoretical": (traffic / soc.memory_bandwidth, bound),
-    }
-    rows = []
-    for step, key in TIMING_STEPS:
-        for kind in TIMING_KINDS:
-            if key == "kernel_s":
-                seconds, how = kernel_cells[kind]
-            elif kind == "measured":
-                seconds = result.timings.get(key)
-                how = (wall if key != "golden_s" else WALL) if seconds is not None else "not reported by this backend"
-            else:
-                seconds, how = None, "the kernel only"
-            rows.append(
-                {
-                    "step": step,
-                    "kind": kind,
-                    "seconds": float("nan") if seconds is None else float(seconds),
-                    "how": how,
-                    "available": seconds is not None,
-                }
-            )
-    return pd.DataFrame(rows, columns=["step", "kind", "seconds", "how", "available"])
-
-
-def _measured_kernel(result: Result, kernel: Time, wall: str) -> tuple[float | None, str]:
-    seconds = result.timings.get("kernel_s")
-    if kernel.basis == "measured":
-        return seconds, kernel.how
-    if "npu" in result.trace:
-        return None, "needs an NPU: under the emulated runtime this time is predicted"
-    if result.trace.get("replay"):
-        return seconds, wall
-    return seconds, f"the emulator's run of the kernel on this machine, not a device time ({result.backend} backend)"
 
 
 def errors_of(result: Result, output: str) -> Errors:

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .text import WORST_COLUMNS, report_header, report_summary, source_excerpt, timings_text, worst_rows
+from ..timesource import MEANING
+from .text import WORST_COLUMNS, duration, report_header, report_summary, source_excerpt, timings_text, worst_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -18,6 +20,7 @@ if TYPE_CHECKING:
     from ..case import Case
     from ..compare import Report
     from ..criteria import Criterion
+    from ..emu.build import BuildError
     from ..platform import Platform
     from ..runner import Result
     from ..tiling import TilingPlan
@@ -171,10 +174,25 @@ def diagnostic_html(d: object) -> str:
     return f"<li><code>{e(str(d))}</code>{f'<pre>{e(excerpt)}</pre>' if excerpt else ''}</li>"
 
 
+def build_error_html(err: BuildError) -> str:
+    """A kernel g++ rejected: its first errors, each at the kernel's file:line with the source around it."""
+    items = []
+    for c in err.errors:
+        via = f" <span class='wb-muted'>(reported in {e(c.origin)})</span>" if c.origin else ""
+        excerpt = source_excerpt(c.file, c.line)
+        pre = f"<pre>{e(excerpt)}</pre>" if excerpt else ""
+        items.append(f"<li><code>{e(Path(c.file).name)}:{c.line}:{c.column}</code>: {e(c.message)}{via}{pre}</li>")
+    more = len(err.all_errors) - len(err.errors)
+    tail = f"<li>… and {more} more</li>" if more > 0 else ""
+    body = f"<ul>{''.join(items)}{tail}</ul>" if items else f"<pre>{e(err.log.strip()[-2000:])}</pre>"
+    return f"<div class='wb-build-error'><b>g++ rejected {e(str(err.value))}</b>{body}</div>"
+
+
 def result_html(res: Result) -> str:
     diags = "".join(map(diagnostic_html, res.diagnostics))
     body = [
-        f"<p>{e(res.backend)}, seed {res.seed}, {e(res.distribution)} inputs; {e(timings_text(res.timings))}</p>",
+        f"<p>{e(res.backend)}, seed {res.seed}, {e(res.distribution)} inputs</p>",
+        f"<p class='wb-timings-line'>timings: {e(timings_text(res.timings, res.timing_sources))}</p>",
         f"<details open><summary>{len(res.diagnostics)} diagnostics</summary><ul>{diags}</ul></details>"
         if diags
         else "",
@@ -183,48 +201,46 @@ def result_html(res: Result) -> str:
     return _card(f"{res.verdict}: {res.case.label()}", body, res.passed)
 
 
-def _duration(seconds: float) -> str:
-    return f"{seconds * 1e3:.1f} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.2f} µs"
-
-
 def timings_html(frame: pd.DataFrame, criteria: Sequence[Criterion] = (), device: str = "") -> str:
-    """The timings table (frames.timings_frame): a row per step, a column per kind, each cell titled with how it
-    was obtained, how each kernel figure was obtained below it, the op's performance criteria as badges, and
-    `device` (device_html: msprof rows and the model's calibration) when there is one."""
-    kinds = list(dict.fromkeys(frame["kind"]))
-    head = "".join(f"<th>{e(k)}</th>" for k in kinds)
-    body = []
-    for step, rows in frame.groupby("step", sort=False):
-        cells = []
-        for kind in kinds:
-            row = rows[rows["kind"] == kind].iloc[0]
-            text = _duration(float(row["seconds"])) if row["available"] else "—"
-            cells.append(f"<td title='{e(str(row['how']))}'>{text}</td>")
-        body.append(f"<tr><th>{e(str(step))}</th>{''.join(cells)}</tr>")
-    kernel_rows = frame[frame["step"] == "kernel"]
-    notes = [f"<li><b>{e(str(r['kind']))}</b>: {e(str(r['how']))}</li>" for _, r in kernel_rows.iterrows()]
-    how = "".join(notes)
+    """The timings table (frames.timings_frame): a row per (step, source) with the time, its source (what the source
+    means in the tooltip and in the legend below) and how it was obtained; the op's performance criteria as badges,
+    and `device` (device_html: msprof rows and the model's calibration) when there is one."""
+    rows = []
+    for r in frame.itertuples(index=False):
+        time = duration(float(r.seconds)) if r.available else "—"
+        meaning = MEANING.get(r.source, "")
+        how = "" if r.how == meaning else r.how  # the legend says what a plain source means
+        rows.append(
+            f"<tr data-source='{e(str(r.source))}'><th>{e(str(r.step))}</th><td>{time}</td>"
+            f"<td title='{e(meaning)}'>{e(str(r.source))}</td>{_td(how)}</tr>"
+        )
+    legend = "".join(f"<li><b>{e(str(src))}</b>: {e(MEANING[src])}</li>" for src in dict.fromkeys(frame["source"]))
     return (
-        f"{STYLE}<div class='wb-card'><h4>timings</h4><table><tr><th>step</th>{head}</tr>{''.join(body)}</table>"
-        f"<ul class='wb-muted'>{how}</ul>{criteria_html(criteria)}{device}</div>"
+        f"{STYLE}<div class='wb-card'><h4>timings</h4><table><tr><th>step</th><th>time</th><th>source</th>"
+        f"<th>how</th></tr>{''.join(rows)}</table><ul class='wb-muted wb-sources'>{legend}</ul>"
+        f"{criteria_html(criteria)}{device}</div>"
     )
 
 
-BADGE = {"pass": "#2e7d32", "fail": "#c62828", "explain": "#ef6c00", "not evaluated": "#757575"}
+# a verdict is coloured; a prediction, a criterion without its times and a run not judged are neutral grey
+BADGE = {"pass": "#2e7d32", "fail": "#c62828", "explain": "#ef6c00"}
+NEUTRAL_BADGE = "#757575"
 
 
 def criteria_html(criteria: Sequence[Criterion]) -> str:
-    """The op's performance criteria as pass/fail badges, each with its numbers, the basis of its times
-    (measured, predicted or proxy) and its rule in the tooltip."""
+    """The op's performance criteria as badges: pass/fail/explain only on device-measured times, otherwise a neutral
+    "predicted: would …" naming the sources, "not evaluated" or "not judged"; the numbers after the badge and the
+    rule in its tooltip."""
     if not criteria:
         return ""
     items = []
     for c in criteria:
-        basis = f" <i>({e(c.basis)})</i>" if c.basis else ""
+        colour = BADGE[c.status] if c.verdict else NEUTRAL_BADGE
+        sources = f" <i>({e(c.sources)})</i>" if c.sources else ""
         items.append(
             f"<li class='wb-criterion' data-status='{e(c.status)}' title='{e(c.rule)}'>"
-            f"<span class='wb-badge' style='background:{BADGE[c.status]};color:#fff'>{e(c.status)}</span> "
-            f"<b>{e(c.name)}</b>{basis}: {e(c.detail)}</li>"
+            f"<span class='wb-badge' style='background:{colour};color:#fff'>{e(c.label)}</span> "
+            f"<b>{e(c.name)}</b>{sources}: {e(c.detail)}</li>"
         )
     return f"<h4>performance criteria</h4><ul class='wb-criteria'>{''.join(items)}</ul>"
 
@@ -255,9 +271,9 @@ def device_html(result: Result) -> str:
         before = (prediction.kernel_s - seconds) / seconds
         parts.append(
             "<h4>model vs measurement</h4>"
-            f"<p>measured {_duration(seconds)}; predicted {_duration(prediction.kernel_s)} "
-            f"(error {before:+.1%}); fitted {_duration(fitted.predicted_s[0])} (error {fitted.rel_errors[0]:+.1%}): "
+            f"<p>device-measured {duration(seconds)}; predicted {duration(prediction.kernel_s)} "
+            f"(error {before:+.1%}); fitted {duration(fitted.predicted_s[0])} (error {fitted.rel_errors[0]:+.1%}): "
             f"MTE time ×{fitted.mem_scale:.3g}, vector time ×{fitted.vec_scale:.3g}, launch "
-            f"{_duration(fitted.launch_s)}</p><p class='wb-muted'>{e(fitted.note)}</p>"
+            f"{duration(fitted.launch_s)}</p><p class='wb-muted'>{e(fitted.note)}</p>"
         )
     return "".join(parts)

@@ -1,7 +1,8 @@
 """A self-contained HTML report of one run (`workbench run ... --html FILE`): the result and tiling cards, the
 tiling, precision and timings charts as inline SVG (vl-convert, no script or network needed to view it) and the
 tables.
-Written atomically: a reader never sees half a file.
+Written atomically: a reader never sees half a file, and a path the machine refuses (a folder, /proc, a read-only or
+full filesystem) is an InfrastructureError before the report is rendered, or when the write fails, never a partial file.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import html
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._files import atomic_write
+from .._files import atomic_write, check_output_file
 from ..errors import InvalidInput
 from . import charts, frames
 from .html import STYLE, device_html, plan_html, result_html, timings_html
@@ -44,7 +45,7 @@ def save_chart(chart: Any, path: str | Path, scale: float = 2.0) -> Path:
     data = (
         vl_convert.vegalite_to_svg(spec).encode() if suffix == ".svg" else vl_convert.vegalite_to_png(spec, scale=scale)
     )
-    atomic_write(target, data)
+    atomic_write(target, data, "chart file")
     return target
 
 
@@ -101,6 +102,6 @@ def html_report(result: Result) -> str:
 
 def write_html(result: Result, path: str | Path) -> Path:
     """Write the report to `path` through a temporary file in the same folder and a rename."""
-    target = Path(path)
-    atomic_write(target, html_report(result).encode("utf-8"))
+    target = check_output_file(path, "HTML report")
+    atomic_write(target, html_report(result).encode("utf-8"), "HTML report")
     return target

@@ -7,7 +7,7 @@ wraps with a hanging indent.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -178,8 +178,22 @@ def report_text(r: Report) -> str:
     return "\n".join(lines)
 
 
-def timings_text(timings: dict[str, float]) -> str:
-    return ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in timings.items())
+def duration(seconds: float) -> str:
+    """Seconds in the unit that shows them: 10.74 s, 5.0 ms, 4.98 µs."""
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    return f"{seconds * 1e3:.1f} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.3g} µs"
+
+
+def timings_text(timings: Mapping[str, float], sources: Mapping[str, str]) -> str:
+    """Every timing with its source, a run of timings of one source named once:
+    "build_s 1.20 s (host wall); launch_s 5.0 ms, kernel_s 612 µs (emulator wall); golden_s 2.1 ms (host wall)"."""
+    groups: list[tuple[str, list[str]]] = []
+    for key, seconds in timings.items():
+        if not groups or groups[-1][0] != sources[key]:
+            groups.append((sources[key], []))
+        groups[-1][1].append(f"{key} {duration(seconds)}")
+    return "; ".join(f"{', '.join(times)} ({source})" for source, times in groups)
 
 
 def source_excerpt(file: str, line: int, context: int = 2) -> str:
@@ -198,28 +212,29 @@ def source_excerpt(file: str, line: int, context: int = 2) -> str:
 def result_text(res: Result) -> str:
     head = [
         *wrap(f"{res.verdict}: {res.case.label()}"),
-        *wrap(f"  {res.backend}, seed {res.seed}, {res.distribution} inputs; {timings_text(res.timings)}"),
+        *wrap(f"  {res.backend}, seed {res.seed}, {res.distribution} inputs"),
+        *wrap(f"  timings: {timings_text(res.timings, res.timing_sources)}"),
         *(wrap(f"  kernel: {res.kernel} (edited copy)") if res.kernel else []),
     ]
     diags: Iterable[str] = (line for d in res.diagnostics for line in wrap(str(d), "  "))
     return "\n".join(
         [
             *head,
-            *(device_lines(res) if "npu" in res.trace else []),
+            *performance_lines(res),
             *(["diagnostics:", *diags] if res.diagnostics else []),
             *map(report_text, res.reports.values()),
         ]
     )
 
 
-def device_lines(res: Result) -> list[str]:
-    """An npu run's kernel and built-in times, each with how it was obtained, the comparisons with the built-in op
-    and the op's performance criteria."""
+def performance_lines(res: Result) -> list[str]:
+    """The kernel and built-in times, each with its source and how it was obtained, the comparisons with the
+    built-in op (npu) and the op's performance criteria: a verdict only on device-measured times."""
     from ..criteria import builtin_time, evaluate, kernel_time
 
     lines = []
     for name, t in (("kernel", kernel_time(res)), ("built-in (TBE)", builtin_time(res))):
-        shown = f"{t.seconds * 1e6:.3f} µs {t.basis}" if t.seconds is not None else "—"
+        shown = f"{duration(t.seconds)} {t.source}" if t.seconds is not None else "—"
         lines += wrap(f"  {name} time: {shown} ({t.how})")
     if res.baseline:
         for out, r in res.baseline.builtin_vs_golden.items():
@@ -229,7 +244,7 @@ def device_lines(res: Result) -> list[str]:
             ratios = ", ".join(f"{k} {v:.3g} (≤ {d.limits[k]:g})" for k, v in d.ratios.items())
             lines += wrap(f"  {out}: double benchmark {'PASS' if d.passed else 'FAIL'}: {ratios}")
     for c in evaluate(res):
-        lines += wrap(f"  criterion {c.name}: {c.status}{f' ({c.basis})' if c.basis else ''}: {c.detail}")
+        lines += wrap(f"  criterion {c.name}: {c.headline}: {c.detail}")
     return lines
 
 

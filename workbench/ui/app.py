@@ -7,22 +7,27 @@ never escape a callback: a WorkbenchError is shown beside the control it names, 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import html
+import importlib.metadata
+import os
 import re
 import threading
 import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
 from .. import backends, progress
+from .._files import atomic_write
 from ..case import Case
 from ..compare import STANDARDS
 from ..demo import examples
+from ..emu.build import BuildError
 from ..errors import WorkbenchError
 from ..opspec import REQUIRED
 from ..pipeline import plan
@@ -30,19 +35,28 @@ from ..platform import PLATFORMS
 from ..profiling import attach
 from ..registry import OPS
 from ..render import frames
+from ..render.html import build_error_html
 from ..render.report import save_chart
 from ..runner import Result, run
 from ..tiling import TilingPlan
-from .panels import PrecisionPanel, SummaryPanel, TilingPanel, TimingsPanel
+
+if TYPE_CHECKING:  # the panels import altair: loaded by Workbench.load_panels, after the controls are on show
+    from .panels import PrecisionPanel, SummaryPanel, TilingPanel, TimingsPanel
 
 DEFAULT = "(op default)"
 SAVE_DIR = "workbench-charts"
+LOADING = "loading the tiling panel and the charts …"
+PRELOAD_THREAD = "workbench-preload"  # the thread of kernel_startup.py, in a kernel of `workbench app`
 
 
 # the mismatch table is a Select whose rows are fixed-width text: it needs a monospace font to line up
+# the spinner beside the loading line is CSS, not an emoji that a font may lack
 APP_STYLE = """<style>
 .wb-mismatches select,.wb-mismatches option{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace !important;
   font-size:12px !important}
+.wb-spinner{display:inline-block;width:10px;height:10px;margin:0 6px 0 2px;vertical-align:-1px;border-radius:50%;
+  border:2px solid #c8c8c8;border-top-color:#1976d2;animation:wb-spin 0.9s linear infinite}
+@keyframes wb-spin{to{transform:rotate(360deg)}}
 </style>"""
 
 
@@ -70,9 +84,18 @@ class Workbench:
     `case` (or `op`) picks the starting case. Attributes for notebooks and tests: `controls` (name -> widget),
     `case`, `plan` (the plan shown, a what-if plan when a what-if control differs from the platform), `result`
     (the last run), `refresh_s` (seconds the last control change took to re-plan and re-render), `error`.
+
+    `panels=False` builds the controls only (ipywidgets and the workbench core, no altair or pandas) with a line
+    saying what is still loading; `load_panels()` then adds the tiling panel, the charts and Run. `workbench app`
+    does this in two cells, so the page shows the controls within seconds while the charts load.
     """
 
-    def __init__(self, case: Case | None = None, op: str | None = None) -> None:
+    tiling: TilingPanel  # these four exist once load_panels() has run
+    summary: SummaryPanel
+    precision: PrecisionPanel
+    timings: TimingsPanel
+
+    def __init__(self, case: Case | None = None, op: str | None = None, panels: bool = True) -> None:
         start = case or _starting_case(op or next(iter(OPS)))
         self.case: Case | None = None
         self.plan: TilingPlan | None = None
@@ -114,10 +137,8 @@ class Workbench:
         self.save_button = w.Button(description="save charts", tooltip=f"PNG + SVG into {SAVE_DIR}/")
         self.save_button.add_class("wb-save")
         self.progress = w.HTML().add_class("wb-progress")
-        self.tiling = TilingPanel()
-        self.summary = SummaryPanel()
-        self.precision = PrecisionPanel(self.select_mismatch)
-        self.timings = TimingsPanel()
+        self.loading = w.HTML(f"<span class='wb-spinner'></span>{html.escape(LOADING)}").add_class("wb-loading")
+        self.panels_loaded = False
 
         what_if = w.VBox(
             [
@@ -139,17 +160,12 @@ class Workbench:
                 w.HBox([self.run_button, self.save_button, self.progress]),
             ]
         )
-        self.widget = w.VBox(
-            [
-                w.HTML(f"{APP_STYLE}<h3 style='margin:4px 0'>Ascend C kernel workbench</h3>"),
-                w.HBox([case_box, what_if, run_box], layout=w.Layout(flex_flow="row wrap")),
-                self.status,
-                self.tiling.widget,
-                self.summary.widget,
-                self.precision.widget,
-                self.timings.widget,
-            ]
-        ).add_class("wb-app")
+        self._head = [
+            w.HTML(f"{APP_STYLE}<h3 style='margin:4px 0'>Ascend C kernel workbench</h3>"),
+            w.HBox([case_box, what_if, run_box], layout=w.Layout(flex_flow="row wrap")),
+            self.status,
+        ]
+        self.widget = w.VBox([*self._head, self.loading]).add_class("wb-app")
 
         self._load(start)
         c["op"].observe(self._guard(self._op_changed), "value")
@@ -159,7 +175,39 @@ class Workbench:
         self.run_button.on_click(lambda _: self.start_run())
         self.save_button.on_click(self._guard(lambda _=None: self.save_charts()))
         self.reset_button.on_click(self._guard(lambda _=None: self._reset_what_if()))
+        if panels:
+            self.load_panels()
+
+    def load_panels(self) -> None:
+        """Add the tiling panel with its charts and the run's summary, precision and timings panels (once).
+
+        They import altair and pandas and build the offline chart bundle: seconds in a fresh kernel, which is why
+        the app can show its controls first and call this next. Until then Run and save are disabled and the line
+        under the controls says what is loading."""
+        if self.panels_loaded:
+            return
+        _wait_for_preload()
+        try:
+            from .panels import PrecisionPanel, SummaryPanel, TilingPanel, TimingsPanel
+
+            offline_charts()
+            self.tiling = TilingPanel()
+            self.summary = SummaryPanel()
+            self.precision = PrecisionPanel(self.select_mismatch)
+            self.timings = TimingsPanel()
+        except Exception as exc:  # e.g. altair missing: say so where the panels would be, then fail the cell
+            self.loading.value = _error_html("the panels did not load", "".join(traceback.format_exception_only(exc)))
+            raise
         self.timings.msprof_button.on_click(self._guard(lambda _=None: self._import_clicked()))
+        self.panels_loaded = True
+        self.refresh()
+        self.widget.children = [
+            *self._head,
+            self.tiling.widget,
+            self.summary.widget,
+            self.precision.widget,
+            self.timings.widget,
+        ]
 
     # -- display -------------------------------------------------------------------------------------
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
@@ -299,13 +347,17 @@ class Workbench:
             beside_shape = err.field.startswith("shape")  # shown once: beside the field it names, else above the panel
             self.shape_error.value = _error_html("", str(err)) if beside_shape else ""
             self.status.value = "" if beside_shape else _error_html("", str(err))
-            self.tiling.show_error("fix the shape above" if beside_shape else "see the error above")
+            if self.panels_loaded:
+                self.tiling.show_error("fix the shape above" if beside_shape else "see the error above")
             self.run_button.disabled = True
         else:
             self.case, self.plan, self.error = case, tiling, ""
             self.status.value = ""
-            self.tiling.update(tiling, bool(what_if))
-            self.run_button.disabled = self._thread is not None and self._thread.is_alive()
+            if self.panels_loaded:
+                self.tiling.update(tiling, bool(what_if))
+            running = self._thread is not None and self._thread.is_alive()
+            self.run_button.disabled = running or not self.panels_loaded
+        self.save_button.disabled = not self.panels_loaded
         self.refresh_s = time.perf_counter() - t0
 
     # -- run ---------------------------------------------------------------------------------------
@@ -319,6 +371,7 @@ class Workbench:
 
     def run(self) -> Result | None:
         """Run the current case with the run controls; show the summary, precision and timings panels."""
+        self.load_panels()
         c = self.controls
         case = self.case
         if case is None:
@@ -344,6 +397,11 @@ class Workbench:
                     standard=standard,
                     kernel=c["kernel"].value.strip() or None,
                 )
+        except BuildError as err:  # the user's edited kernel: its errors at its lines, with the source
+            self.progress.value = ""
+            self.error = str(err)
+            self.status.value = build_error_html(err)
+            return None
         except WorkbenchError as err:
             self.progress.value = ""
             self.status.value = _error_html("run refused", str(err))
@@ -377,6 +435,7 @@ class Workbench:
     def save_charts(self, folder: str | Path = SAVE_DIR) -> list[Path]:
         """Every chart on show as PNG (2x, for slides) and SVG, rendered offline by vl-convert, into `folder`
         (created if missing); the status line lists the files."""
+        self.load_panels()
         shown = {
             "cores": self.tiling.cores,
             "ub": self.tiling.ub,
@@ -409,6 +468,42 @@ class Workbench:
             self.tiling.update(self.result.plan, selected=selected)
         else:
             self.tiling.show_cores(selected)
+
+
+def offline_charts() -> None:
+    """altair's chart widget with its JavaScript (vega, vega-lite, vega-embed) bundled offline, read from a file.
+
+    altair bundles it in every fresh kernel (JupyterChart.enable_offline): 1-2 s of CPU inside vl-convert, holding
+    the GIL, so a page's kernel could answer nothing meanwhile. The bundle depends on the altair and vl-convert
+    versions only, so it is kept in the workbench cache ($WORKBENCH_CACHE or ~/.cache/ascendc-workbench, charts/)
+    under them; a cache that cannot be read or written is skipped. Where altair no longer has the flag this sets,
+    it bundles as before."""
+    import altair as alt
+
+    chart = alt.JupyterChart
+    if not isinstance(getattr(chart, "_is_offline", None), bool) or chart._is_offline:
+        chart.enable_offline()
+        return
+    root = Path(os.environ.get("WORKBENCH_CACHE") or Path.home() / ".cache" / "ascendc-workbench")
+    versions = f"altair{alt.__version__}-vlconvert{importlib.metadata.version('vl-convert-python')}"
+    cached = root / "charts" / f"jupyterchart-{versions}.js"
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        if bundle := cached.read_text(encoding="utf-8"):
+            chart._esm, chart._is_offline = bundle, True
+            return
+    chart.enable_offline()
+    with contextlib.suppress(OSError):
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(cached, str(chart._esm).encode())
+
+
+def _wait_for_preload() -> None:
+    """In a kernel of `workbench app`, the panels' modules are being imported in a thread (kernel_startup.py): let it
+    finish, since code that looks a module up in sys.modules instead of importing it (altair does, for pandas) would
+    find it half-imported. Elsewhere there is no such thread."""
+    for thread in threading.enumerate():
+        if thread.name == PRELOAD_THREAD:
+            thread.join()
 
 
 def _error_html(title: str, message: str) -> str:

@@ -195,8 +195,9 @@ class PrecisionPanel:
 
 
 class TimingsPanel:
-    """The kernel's measured, built-in (TBE), predicted and theoretical times side by side, each labelled with how
-    it was obtained, the op's performance criteria as pass/fail badges, and the predicted pipes of every core."""
+    """Every time of the run with its source (device-measured, emulator wall, host wall, predicted, theoretical) and
+    how it was obtained, the op's performance criteria as badges (a coloured verdict on device-measured times only),
+    and the predicted pipes of every core."""
 
     def __init__(self) -> None:
         self.table = w.HTML()

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...criteria import Criterion, Time, basis_of, kernel_time, min_traffic, versus_tbe
+from ...criteria import Criterion, Time, judge, kernel_time, min_traffic, versus_tbe
+from ...timesource import PROXY
 
 if TYPE_CHECKING:
     from ...runner import Result
@@ -28,7 +29,7 @@ def tbe_proxy(result: Result) -> Time:
         f"TBE proxy: {launch * 1e6:g} µs launch + {moved} B / ({ETA} × {soc.memory_bandwidth / 1e9:g} GB/s), the "
         "offline stand-in of docs/ops/cast.md §7"
     )
-    return Time(seconds, "proxy", how)
+    return Time(seconds, PROXY, how)
 
 
 def criteria(result: Result, t: Time, tbe: Time, reference: Result | None) -> list[Criterion]:
@@ -53,11 +54,17 @@ def _p2(result: Result, t: Time, reference: Result | None, wanted: str) -> Crite
     if reference is None or reference.case.dtypes != (wanted, case.dtypes[1]) or reference.case.shape != case.shape:
         need = f"the {wanted}→{case.dtypes[1]} run on shape {list(case.shape)} as reference"
         return Criterion(name, P2, "not evaluated", need)
+    if not reference.passed:
+        return Criterion(name, P2, "not evaluated", f"a reference run that passed (it is {reference.verdict})")
     ref = kernel_time(reference)
-    if t.seconds is None or ref.seconds is None or ref.basis != t.basis:
+    if t.seconds is None or ref.seconds is None or ref.source != t.source:
         return Criterion(
-            name, P2, "not evaluated", "both times measured the same way (both on a device or both predicted)"
+            name, P2, "not evaluated", "both times from the same source (both device-measured or both predicted)"
         )
     limit = ref.seconds / 0.90
-    detail = f"bfloat16 {t.seconds * 1e6:.3g} µs vs {wanted} {ref.seconds * 1e6:.3g} µs: limit {limit * 1e6:.3g} µs"
-    return Criterion(name, P2, "pass" if t.seconds <= limit else "fail", detail, basis_of(t, ref))
+    detail = (
+        f"bfloat16 {t.seconds * 1e6:.3g} µs ({t.source}) vs {wanted} {ref.seconds * 1e6:.3g} µs ({ref.source}): "
+        f"limit {limit * 1e6:.3g} µs"
+    )
+    outcome = "pass" if t.seconds <= limit else "fail"
+    return judge(name, P2, outcome, detail, ("bfloat16 kernel", t), (f"{wanted} kernel", ref))

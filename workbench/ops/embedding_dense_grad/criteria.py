@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...criteria import Criterion, Time
+from ...criteria import Criterion, Time, judge
+from ...timesource import THEORETICAL
 
 if TYPE_CHECKING:
     from ...runner import Result
@@ -35,7 +36,7 @@ def criteria(result: Result, t: Time, tbe: Time, reference: Result | None) -> li
         return [Criterion(name, RULE, "not evaluated", t.how)]
     theory = theory_s(result)
     factor = 1.1 if theory >= 100e-6 else 1.3
-    detail = f"kernel {t.seconds * 1e6:.3g} µs ({t.basis}) vs {factor} × T_theory {theory * 1e6:.3g} µs"
-    if t.seconds <= factor * theory:
-        return [Criterion(name, RULE, "pass", detail, t.basis)]
-    return [Criterion(name, RULE, "fail" if theory >= 100e-6 else "explain", detail, t.basis)]
+    detail = f"kernel {t.seconds * 1e6:.3g} µs ({t.source}) vs {factor} × T_theory {theory * 1e6:.3g} µs"
+    outcome = "pass" if t.seconds <= factor * theory else ("fail" if theory >= 100e-6 else "explain")
+    bound = Time(theory, THEORETICAL, "T_theory = (grad + indices bytes)·2 / (204 GB/s·0.5)")
+    return [judge(name, RULE, outcome, detail, ("kernel", t), ("T_theory", bound))]

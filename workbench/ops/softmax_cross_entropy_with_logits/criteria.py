@@ -7,6 +7,7 @@ import math
 from typing import TYPE_CHECKING
 
 from ...criteria import Criterion, Time, min_traffic, versus_tbe
+from ...timesource import PROXY
 
 if TYPE_CHECKING:
     from ...runner import Result
@@ -29,7 +30,7 @@ def tbe_proxy(result: Result) -> Time:
         f"TBE proxy: single-pass {moved} B on {cores} cores (chip {p.bandwidth / 1e9:g} GB/s, "
         f"{p.mte_rate / 1e9:g} GB/s per core) + {p.launch_s * 1e6:g} µs launch, an offline stand-in"
     )
-    return Time(seconds, "proxy", how)
+    return Time(seconds, PROXY, how)
 
 
 def criteria(result: Result, t: Time, tbe: Time, reference: Result | None) -> list[Criterion]:

@@ -1,0 +1,44 @@
+"""Run by the kernel of each `workbench app` page as it starts: serve.py sets PYTHONSTARTUP to this file for the
+Voilà server, and IPython runs that file in every kernel before the kernel answers.
+
+It imports, in a thread, what the page's cells need: first the controls' modules (ipywidgets and the workbench
+core, about a second), then the panels' (altair, pandas, and the charts' script bundle: a few seconds). The
+kernel answers at once. A kernel started ahead of its page (serve_child.SpareKernelManager) has it all done when
+the page arrives; otherwise the imports overlap the browser loading the page's scripts, and a cell that needs a
+module still being imported waits on Python's import lock instead of importing it twice. The second cell waits for
+the thread (Workbench.load_panels): code that looks a module up in sys.modules instead of importing it, as altair
+does for pandas, must not find it half-imported. It runs in the notebook's namespace and leaves no name behind.
+"""
+
+
+def _start_preload() -> None:
+    import contextlib
+    import importlib
+    import os
+    import sys
+    import threading
+    import time
+
+    folder = os.path.dirname(os.path.abspath(__file__))
+
+    def preload() -> None:
+        # IPython runs this file with its folder put first on sys.path and takes it out afterwards: an import that
+        # overlapped that removal could skip the next entry of sys.path and load another copy of the package
+        deadline = time.monotonic() + 5
+        while folder in sys.path and time.monotonic() < deadline:
+            time.sleep(0.005)
+        importlib.import_module("workbench.ui.app")  # the first cell's
+        # the second cell's, at a lower CPU priority (Linux: per thread): a page's browser and a page's kernel come
+        # first, and in a spare kernel nobody is waiting for it yet
+        with contextlib.suppress(AttributeError, OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+        for module in ("pandas", "workbench.ui.panels"):
+            importlib.import_module(module)
+        sys.modules["workbench.ui.app"].offline_charts()  # the charts' script bundle, from its cache
+
+    # the name is Workbench.load_panels' way to find it (workbench.ui.app.PRELOAD_THREAD)
+    threading.Thread(target=preload, name="workbench-preload", daemon=True).start()
+
+
+_start_preload()
+del _start_preload
