@@ -608,8 +608,9 @@ ASCEMU_DECL void exit_called(const char* name, int status, void* return_address)
     const char* api_file = c->last_loc.file_name() ? c->last_loc.file_name() : "";
     const unsigned api_line = c->last_loc.line();
     diag_at("KERNEL_EXIT", Sev::Fatal, ok ? file.c_str() : api_file, ok ? line : api_line, 0, ok ? func.c_str() : "",
-            strf("kernel code called %s(%d): a kernel cannot end the process (on the device there is none to end), so "
-                 "the launch ends here as a fatal record; return from the kernel function instead",
+            strf("kernel code called %s(%d): exit()/_exit() (and _Exit, quick_exit) would end the process, which a "
+                 "kernel on the device has none of, so the launch ends here as a fatal record; return from the kernel "
+                 "function instead",
                  name, status),
             jd("call", name, "status", status, "pc", (const void*)pc, "api_file", api_file, "api_line", api_line,
                "resolved", ok));
