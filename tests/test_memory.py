@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import tracemalloc
 
 import pytest
 
 import workbench as wb
-from workbench import memory
+from workbench import memory, runner
 
 CASES = [
     wb.Case("cast", ("float32", "float16"), (1 << 20,)),
@@ -20,7 +21,7 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.label())
 def test_estimate_bounds_the_python_heap_of_a_run(case: wb.Case) -> None:
-    wb.run(case)  # build (cached) outside the measurement
+    wb.run(case, seed=1)  # build outside the measurement; another seed, so the run below is not a rerun (reruns.py)
     tracemalloc.start()
     try:
         result = wb.run(case)
@@ -28,8 +29,9 @@ def test_estimate_bounds_the_python_heap_of_a_run(case: wb.Case) -> None:
     finally:
         tracemalloc.stop()
     est = memory.estimate(case, result.plan)
-    # GM files live on tmpfs, outside tracemalloc's view; the workspace array is on the heap
-    heap_bound = est.total - est.parts["GM files"] + result.plan.workspace_bytes
+    # GM files live on tmpfs and the emulator's cores in its own process, outside tracemalloc's view; the workspace
+    # array is on the heap
+    heap_bound = est.total - est.parts["GM files"] - est.parts["emulator cores"] + result.plan.workspace_bytes
     assert result.passed and peak <= heap_bound, (peak, est.parts)
     assert heap_bound < 3 * peak, "the estimate should stay close enough to refuse only what would not fit"
 
@@ -48,6 +50,26 @@ def test_a_run_over_budget_is_refused_before_allocating() -> None:
         wb.run(wb.Case("cast", ("float32", "float16"), (1 << 20,)), max_memory="1M")
     with pytest.raises(memory.MemoryBudgetExceeded):
         wb.make_inputs(case)
+
+
+def test_the_emulators_cores_count_linearly_and_an_absurd_block_dim_is_refused_before_the_launch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    case = wb.Case("cast", ("float32", "int32"), (4096,))
+    plan = wb.plan(case)
+    cores = [
+        memory.estimate(case, dataclasses.replace(plan, block_dim=n)).parts["emulator cores"] for n in (1, 2, 4096)
+    ]
+    assert cores[0] >= plan.ub_size and cores[1] == 2 * cores[0] and cores[2] == 4096 * cores[0]
+    assert memory.estimate(case).parts["emulator cores"] == 0  # no plan, no launch to count
+
+    def no_launch(*_: object) -> None:
+        raise AssertionError("the run launched")
+
+    monkeypatch.setattr(runner, "plan", lambda _case: dataclasses.replace(plan, block_dim=10_000_000))
+    monkeypatch.setattr(runner, "prepare", no_launch)
+    with pytest.raises(memory.MemoryBudgetExceeded, match="emulator cores"):
+        wb.run(case)
 
 
 @pytest.mark.parametrize(

@@ -2,9 +2,11 @@
 
 A run holds the inputs, the golden outputs, the kernel's outputs and the emulator's GM files (tmpfs, so
 memory too) at once, plus the largest of three passes of float64 temporaries: making the inputs, computing
-the golden, comparing (block by block: bounded by the block size and the workers). The estimate is an upper
-bound of what tracemalloc measures (tests/test_memory.py); the default budget is a share of the memory the
-system reports available now.
+the golden, comparing (block by block: bounded by the block size and the workers). The estimate of these is an
+upper bound of what tracemalloc measures (tests/test_memory.py). The emulator process adds its cores: each core's
+bookkeeping for the whole launch, and a core's UB arena and written shadow while it is resident (running or
+waiting, kernels/emu/README.md); a run of the shipped ops can have all of its block_dim cores resident at once.
+The default budget is a share of the memory the system reports available now.
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ TEMPORARY_F64_PER_ELEMENT = 1
 # ... or per element the comparison upcasts at once (compare.DENSE a worker): both sides, errors, severity, ULP
 # distances, masks (about 10 measured), whichever pass needs more
 DENSE_F64_PER_ELEMENT = 12
+
+# The emulator's memory per core of a launch besides its UB: the core's state and trace and its share of the report
+# (about 3 KiB measured, tests/emu/test_emu_block_dim.py), with room to spare.
+EMU_BYTES_PER_CORE = 16 << 10
 
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
@@ -91,8 +97,14 @@ def budget(max_memory: Any = None) -> tuple[int, str]:
     return int(free * DEFAULT_SHARE), f"{DEFAULT_SHARE:.0%} of the {human(free)} available; raise it with --max-memory"
 
 
+def emulator_cores(plan: TilingPlan) -> int:
+    """The emulator's memory for the plan's block_dim cores: its bookkeeping for each, and for each one's UB arena
+    and its written shadow (a bit per byte), as all of them may be resident at once."""
+    return plan.block_dim * (EMU_BYTES_PER_CORE + plan.ub_size + plan.ub_size // 8)
+
+
 def estimate(case: Case, plan: TilingPlan | None = None) -> Estimate:
-    """Every holder of a whole run; without a plan, the workspace is left out."""
+    """Every holder of a whole run; without a plan, the workspace and the emulator's cores are left out."""
     spec = case.spec
     descs = spec.describe(case)
     outputs = {t.name for t in spec.outputs}
@@ -107,6 +119,7 @@ def estimate(case: Case, plan: TilingPlan | None = None) -> Estimate:
             "kernel outputs": outs,
             "GM files": inputs + outs + (plan.workspace_bytes if plan is not None else 0),
             "float64 temporaries": 8 * max(TEMPORARY_F64_PER_ELEMENT * largest, compare_f64(largest)),
+            "emulator cores": emulator_cores(plan) if plan is not None else 0,
         }
     )
 

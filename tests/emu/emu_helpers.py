@@ -7,6 +7,9 @@ edits the path itself.  The session-wide builds and the user-kernel factory are 
 Builds use the documented single-translation-unit driver mechanism (kernels/emu/README.md):
     g++ -std=c++20 -O1 -g -pthread -DASCEMU_PLATFORM=<p> -I kernels/emu/include \
         -include <kernel.cpp> kernels/emu/driver/main.cpp -DASCEMU_ENTRY=<entry> -o <binary>
+header-only by default; `build(..., separate=True)`, or ASCEMU_TEST_SEPARATE_RUNTIME=1 in the environment for every
+build, compiles the kernel with -DASCEMU_SEPARATE_RUNTIME and links kernels/emu/runtime/ascemu_runtime.cpp compiled
+once per platform and optimisation level (runtime_object).
 Every launch runs in a subprocess (hard timeout), so a crashing kernel never takes pytest down.
 """
 
@@ -32,6 +35,8 @@ if TYPE_CHECKING:
 REPO = Path(__file__).resolve().parents[2]
 INCLUDE = REPO / "kernels" / "emu" / "include"
 DRIVER = REPO / "kernels" / "emu" / "driver" / "main.cpp"
+RUNTIME = REPO / "kernels" / "emu" / "runtime" / "ascemu_runtime.cpp"
+SEPARATE_ENV = "ASCEMU_TEST_SEPARATE_RUNTIME"  # "1": every build() links the separately compiled runtime
 EMU_DIR = Path(__file__).resolve().parent
 KERNEL_CONF = EMU_DIR / "conf_kernel.cpp"  # the §9 conformance cases, one per tiling_key
 KERNEL_FAULT = EMU_DIR / "fault_kernel.cpp"  # one deliberately broken kernel per check kind
@@ -67,40 +72,80 @@ EXIT_CLEAN, EXIT_ERRORS, EXIT_FATAL, EXIT_DEADLOCK, EXIT_CRASH, EXIT_HARNESS = 0
 
 def _emu_sources_digest() -> str:
     h = hashlib.sha256()
-    for p in [*sorted(INCLUDE.rglob("*.h")), DRIVER]:
+    for p in [*sorted(INCLUDE.rglob("*.h")), DRIVER, RUNTIME]:
         h.update(p.name.encode())
         h.update(p.read_bytes())
     return h.hexdigest()[:16]
 
 
-def build(kernel: Path, entry: str, platform: str, out_dir: Path, opt: str = "-O1", defines=()) -> Path:
-    """Compiles `kernel` with the ascemu driver; cached by source digest inside out_dir."""
+def _compile(cmd: list[str], out: Path) -> Path:
+    """Runs g++ `cmd` (which writes `out`.tmp) and moves its product into place: concurrent builds never see half."""
+    tmp = out.with_name(out.name + f".{os.getpid()}.tmp")
+    r = subprocess.run([*cmd, "-o", str(tmp)], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"build failed: {' '.join(cmd)}\n{r.stderr[-6000:]}")
+    os.replace(tmp, out)
+    return out
+
+
+def _flags(platform: str, opt: str) -> list[str]:
+    return ["g++", "-std=c++20", opt, "-g", "-pthread", f"-DASCEMU_PLATFORM={platform}", "-I", str(INCLUDE)]
+
+
+def runtime_object(platform: str, out_dir: Path, opt: str = "-O1") -> Path:
+    """kernels/emu/runtime/ascemu_runtime.cpp compiled for `platform` with build()'s flags (cached in out_dir)."""
+    obj = Path(out_dir) / f"ascemu_runtime_{platform}{opt}_{_emu_sources_digest()}.o"
+    return obj if obj.exists() else _compile([*_flags(platform, opt), "-c", str(RUNTIME)], obj)
+
+
+def build(
+    kernel: Path,
+    entry: str,
+    platform: str,
+    out_dir: Path,
+    opt: str = "-O1",
+    defines=(),
+    separate: bool | None = None,
+) -> Path:
+    """Compiles `kernel` with the ascemu driver; cached by source digest inside out_dir.  `separate`: link the
+    separately compiled runtime (-DASCEMU_SEPARATE_RUNTIME); None takes $ASCEMU_TEST_SEPARATE_RUNTIME."""
     kernel = Path(kernel)
-    digest = hashlib.sha256((_emu_sources_digest() + kernel.read_text() + platform + opt + " ".join(defines)).encode())
-    binary = Path(out_dir) / f"{kernel.stem}_{platform}_{digest.hexdigest()[:12]}"
+    if separate is None:
+        separate = os.environ.get(SEPARATE_ENV) == "1"
+    mode = "separate" if separate else "header-only"
+    key = _emu_sources_digest() + kernel.read_text() + platform + opt + " ".join(defines) + mode
+    binary = Path(out_dir) / f"{kernel.stem}_{platform}_{hashlib.sha256(key.encode()).hexdigest()[:12]}"
     if binary.exists():
         return binary
     cmd = [
-        "g++",
-        "-std=c++20",
-        opt,
-        "-g",
-        "-pthread",
-        f"-DASCEMU_PLATFORM={platform}",
-        "-I",
-        str(INCLUDE),
+        *_flags(platform, opt),
         *[f"-D{d}" for d in defines],
+        *(["-DASCEMU_SEPARATE_RUNTIME"] if separate else []),
         "-include",
         str(kernel),
         str(DRIVER),
         f"-DASCEMU_ENTRY={entry}",
-        "-o",
-        str(binary),
+        *([str(runtime_object(platform, out_dir, opt))] if separate else []),
     ]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"build failed: {' '.join(cmd)}\n{r.stderr[-6000:]}")
-    return binary
+    return _compile(cmd, binary)
+
+
+def prebuilt_kernel(source: Path, entry: str, platform: str, out_dir: Path, separate: bool) -> Kernel:
+    """`source` built by build() (-O1, header-only or `separate`) as a workbench.emu Kernel on SoC `platform`, so the
+    workbench's launcher and its reused workers run that binary."""
+    from workbench.emu import Kernel, load
+    from workbench.emu.build import Built
+
+    kernel = load(source, entry, platform, opt="-O1")
+    macro = {2002: "ascend310p", 2201: "ascend910b"}[kernel.platform.npu_arch]
+    binary = build(source, entry, macro, out_dir, separate=separate)
+
+    @dataclass(frozen=True)
+    class Prebuilt(Kernel):
+        def built(self) -> Built:
+            return Built(binary, binary.name, True, 0.0)
+
+    return Prebuilt(kernel.variant, kernel.platform)
 
 
 @dataclass

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from emu_helpers import UserKernel
+from emu_helpers import UserKernel, prebuilt_kernel
 
 from workbench.emu import Kernel, worker
 
@@ -58,9 +58,19 @@ class StaticsTiling(ctypes.Structure):
     _fields_ = [("mode", ctypes.c_uint32)]
 
 
-@pytest.fixture(scope="module")
-def statics(tmp_path_factory: pytest.TempPathFactory, user_kernel: UserKernel) -> Iterator[Kernel]:
-    with user_kernel(tmp_path_factory.mktemp("statics"), STATICS, "statics", "Ascend910B1") as kernel:
+@pytest.fixture(scope="module", params=["header-only", "separate"])
+def statics(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, user_kernel: UserKernel
+) -> Iterator[Kernel]:
+    """The kernel as the backend builds it (header-only), and linked with the separately compiled runtime
+    (ascemu/linkage.h), whose emulator objects the worker must tell from the kernel's just the same."""
+    d = tmp_path_factory.mktemp("statics")
+    if request.param == "separate":
+        src = d / "statics.cpp"
+        src.write_text(STATICS)
+        yield prebuilt_kernel(src, "statics", "Ascend910B1", d, separate=True)
+        return
+    with user_kernel(d, STATICS, "statics", "Ascend910B1") as kernel:
         yield kernel
 
 
@@ -104,3 +114,18 @@ def test_a_binary_without_symbols_runs_one_process_per_launch(statics: Kernel, t
     proc = subprocess.run([str(stripped), "--serve"], input=b"", capture_output=True, timeout=30)
     assert proc.returncode == 5 and b"symbol table" in proc.stderr
     assert worker.take(stripped) is None  # the caller falls back to a one-shot child
+
+
+def test_the_worker_saves_the_same_kernel_objects_with_a_separate_runtime(tmp_path: Path) -> None:
+    """The objects a worker restores before each launch (serve.h KernelStatics: "ASCEMU_READY <n>") are the kernel's
+    alone: linking the emulator's runtime as a separate object adds none of its own (ascemu/linkage.h)."""
+    src = tmp_path / "statics.cpp"
+    src.write_text(STATICS)
+    ready = {}
+    for separate in (False, True):
+        binary = prebuilt_kernel(src, "statics", "Ascend910B1", tmp_path, separate=separate).built().path
+        proc = subprocess.run([str(binary), "--serve"], input=b"", capture_output=True, timeout=30)
+        assert proc.returncode == 0, proc.stderr
+        ready[separate] = int(proc.stderr.split(b"ASCEMU_READY ")[1].split()[0])
+    # g_launches, g_seed, s_hidden, calls, first and its guard variable, the KERNEL_TASK_TYPE registration's guard
+    assert ready[False] == ready[True] == 7

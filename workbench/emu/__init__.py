@@ -39,6 +39,7 @@ from .signature import bind, signature
 __all__ = ["POISON", "Diagnostic", "In", "Kernel", "KernelRun", "Out", "Workspace", "load", "run_program"]
 
 _EMU_PLATFORM = {2002: "P310", 2201: "P910B"}
+MAX_BLOCK_DIM = 65535  # CANN's limit on the blocks of one launch; the emulator refuses more as well (HARNESS)
 
 
 def In(array: np.ndarray) -> Arg:
@@ -232,8 +233,8 @@ class Kernel:
         return build(self.variant)
 
     def __getitem__(self, block_dim: int) -> _Bound:
-        if not isinstance(block_dim, int) or block_dim < 1:
-            raise InvalidInput("block_dim", block_dim, "an integer >= 1")
+        if not isinstance(block_dim, int) or isinstance(block_dim, bool) or not 1 <= block_dim <= MAX_BLOCK_DIM:
+            raise InvalidInput("block_dim", block_dim, f"an integer in 1..{MAX_BLOCK_DIM} (CANN's limit)")
         return _Bound(self, block_dim)
 
 

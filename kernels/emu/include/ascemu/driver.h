@@ -20,6 +20,7 @@
 #include <sstream>
 #include <variant>
 
+#include "ascemu/linkage.h"
 #include "ascemu/serve.h"
 #include "kernel_operator.h"
 
@@ -50,102 +51,11 @@ struct Parser {
         if (err.empty()) err = m;
         return false;
     }
-    bool parse(Value& v) {
-        ws();
-        if (p >= end) return fail("unexpected end");
-        char ch = *p;
-        if (ch == '{') {
-            v.k = Value::Obj;
-            ++p;
-            ws();
-            if (p < end && *p == '}') { ++p; return true; }
-            for (;;) {
-                ws();
-                Value key;
-                if (p >= end || *p != '"' || !str(key.s)) return fail("expected key");
-                ws();
-                if (p >= end || *p != ':') return fail("expected ':'");
-                ++p;
-                Value val;
-                if (!parse(val)) return false;
-                v.o.emplace_back(key.s, std::move(val));
-                ws();
-                if (p < end && *p == ',') { ++p; continue; }
-                if (p < end && *p == '}') { ++p; return true; }
-                return fail("expected ',' or '}'");
-            }
-        }
-        if (ch == '[') {
-            v.k = Value::Arr;
-            ++p;
-            ws();
-            if (p < end && *p == ']') { ++p; return true; }
-            for (;;) {
-                Value val;
-                if (!parse(val)) return false;
-                v.a.push_back(std::move(val));
-                ws();
-                if (p < end && *p == ',') { ++p; continue; }
-                if (p < end && *p == ']') { ++p; return true; }
-                return fail("expected ',' or ']'");
-            }
-        }
-        if (ch == '"') { v.k = Value::Str; return str(v.s); }
-        if (!std::strncmp(p, "true", 4)) { v.k = Value::Bool; v.b = true; p += 4; return true; }
-        if (!std::strncmp(p, "false", 5)) { v.k = Value::Bool; v.b = false; p += 5; return true; }
-        if (!std::strncmp(p, "null", 4)) { v.k = Value::Null; p += 4; return true; }
-        char* e = nullptr;
-        v.n = std::strtod(p, &e);
-        if (e == p) return fail("bad value");
-        v.k = Value::Num;
-        p = e;
-        return true;
-    }
-    bool str(std::string& out) {
-        ++p;
-        while (p < end && *p != '"') {
-            if (*p == '\\') {
-                ++p;
-                if (p >= end) return fail("bad escape");
-                char e = *p++;
-                switch (e) {
-                    case 'n': out += '\n'; break;
-                    case 't': out += '\t'; break;
-                    case 'r': out += '\r'; break;
-                    case 'b': out += '\b'; break;
-                    case 'f': out += '\f'; break;
-                    case 'u': {
-                        if (end - p < 4) return fail("bad \\u");
-                        unsigned cp = (unsigned)std::strtoul(std::string(p, 4).c_str(), nullptr, 16);
-                        p += 4;
-                        if (cp < 0x80) out += (char)cp;
-                        else if (cp < 0x800) { out += (char)(0xC0 | (cp >> 6)); out += (char)(0x80 | (cp & 63)); }
-                        else {
-                            out += (char)(0xE0 | (cp >> 12));
-                            out += (char)(0x80 | ((cp >> 6) & 63));
-                            out += (char)(0x80 | (cp & 63));
-                        }
-                        break;
-                    }
-                    default: out += e;
-                }
-            } else {
-                out += *p++;
-            }
-        }
-        if (p >= end) return fail("unterminated string");
-        ++p;
-        return true;
-    }
+    bool parse(Value& v);
+    bool str(std::string& out);
 };
 
-inline bool parse(const std::string& text, Value& v, std::string& err) {
-    Parser ps{text.data(), text.data() + text.size(), {}};
-    if (!ps.parse(v)) { err = ps.err; return false; }
-    ps.ws();
-    if (ps.p != ps.end) { err = "trailing characters"; return false; }
-    return true;
-}
+ASCEMU_DECL bool parse(const std::string& text, Value& v, std::string& err);
 
 }  // namespace ascemu::json
 
@@ -163,70 +73,9 @@ struct ArgSpec {
     std::vector<uint8_t> data;  // bytes kind
 };
 
-[[noreturn]] inline void usage_fail(const std::string& m) {
-    Runtime& R = rt();
-    {
-        std::lock_guard<std::mutex> g(R.dm);
-        DiagRec d;
-        d.seq = ++R.dseq;
-        d.kind = "HARNESS";
-        d.sev = Sev::Fatal;
-        d.message = m;
-        R.diags.push_back(d);
-        R.kind_counts["HARNESS"]++;
-        std::string line = "ASCEMU_DIAG " + diag_json(d) + "\n";
-        (void)!::write(2, line.data(), line.size());
-    }
-    if (!R.cfg.report_path.empty()) write_report(5);
-    _exit(5);
-}
-
-inline std::vector<uint8_t> read_file(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) usage_fail("cannot read file '" + path + "'");
-    return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
-
-inline std::string resolve(const std::string& base_dir, const std::string& p) {
-    if (p.empty() || p[0] == '/' || base_dir.empty()) return p;
-    return base_dir + "/" + p;
-}
-
-template <class P>
-inline P make_arg(ArgSpec& a, size_t i) {
-    if constexpr (std::is_pointer_v<P>) {
-        if (!a.gm) usage_fail(strf("kernel parameter %zu is a pointer (GM_ADDR) but args[%zu] has kind '%s'", i, i,
-                                   a.kind.c_str()));
-        return (P)a.gm->base;
-    } else if constexpr (std::is_arithmetic_v<P>) {
-        if (a.kind == "scalar") return (P)a.value;
-        if (a.kind == "bytes") {
-            if (a.data.size() != sizeof(P))
-                usage_fail(strf("args[%zu]: %zu bytes for a %zu-byte scalar parameter", i, a.data.size(), sizeof(P)));
-            P v;
-            std::memcpy(&v, a.data.data(), sizeof(P));
-            return v;
-        }
-        usage_fail(strf("kernel parameter %zu is a scalar but args[%zu] has kind '%s'", i, i, a.kind.c_str()));
-    } else {
-        static_assert(std::is_trivially_copyable_v<P>, "ascemu: by-value kernel parameters must be trivially copyable");
-        if (a.kind != "bytes")
-            usage_fail(strf("kernel parameter %zu is a struct passed by value but args[%zu] has kind '%s'", i, i,
-                            a.kind.c_str()));
-        if (a.data.size() != sizeof(P))
-            usage_fail(strf("args[%zu]: tiling file has %zu bytes but the kernel's struct parameter %zu is %zu bytes "
-                            "(sizeof)",
-                            i, a.data.size(), i, sizeof(P)));
-        P v;
-        std::memcpy((void*)&v, a.data.data(), sizeof(P));
-        return v;
-    }
-}
-
-template <class... P, size_t... I>
-inline std::tuple<P...> make_args(std::vector<ArgSpec>& specs, std::index_sequence<I...>) {
-    return std::tuple<P...>(make_arg<P>(specs[I], I)...);
-}
+[[noreturn]] ASCEMU_DECL void usage_fail(const std::string& m);
+ASCEMU_DECL std::vector<uint8_t> read_file(const std::string& path);
+ASCEMU_DECL std::string resolve(const std::string& base_dir, const std::string& p);
 
 // ASCEMU_PROFILE=1 in the environment: one stderr line "ASCEMU_PROF {stage: seconds}" with the driver's own stages.
 struct StageClock {
@@ -251,261 +100,89 @@ struct Overrides {
     double timeout = -1;
 };
 
-template <class... P>
-inline int run_launch_file(const std::string& launch_path, const Overrides& ov, void (*fn)(P...), bool& exit_note);
+// ------------------------------------------------------------------------------------------------ the entry
+// What the driver knows of the kernel entry: how each parameter is filled from its args[] entry, and a call of the
+// entry with those arguments.  Only this part is a template over the entry's signature (Entry, made by driver_main);
+// the launch file, GM set-up, the `--serve` loop and the report are not, so a separately compiled runtime
+// (ascemu/linkage.h) holds them once for every kernel.
+enum class ParamKind : uint8_t {
+    Pointer,     // GM_ADDR: kind "gm" (or "bytes", which becomes a tiling GM buffer)
+    Arithmetic,  // kind "scalar" (its value converted), or "bytes" of exactly its size
+    Struct,      // a trivially copyable by-value parameter (a tiling struct, half, bfloat16_t): "bytes" of its size
+};
+struct ParamDesc {
+    ParamKind kind = ParamKind::Struct;
+    size_t bytes = 0;                     // sizeof the parameter
+    const char* scalar_type = nullptr;    // `--signature` "scalar" (arithmetic, half, bfloat16_t): its dtype name
+};
+struct Entry {
+    const ParamDesc* params;
+    size_t count;
+    void (*fn)();  // the entry, its type erased; call() restores it
+    // Runs fn with args[] converted to its parameters (every check was made before the launch: check_entry_args).
+    void (*call)(void (*fn)(), const std::vector<ArgSpec>& args);
+};
 
-// One launch per line of stdin (a launch-file path) until EOF; after each, "ASCEMU_EXIT <code>" on stderr.
-// A fatal record still ends the process (exit code and report as in a one-shot run): the caller starts another.
-template <class... P>
-inline int serve(const Overrides& ov, void (*fn)(P...)) {
-    KernelStatics statics;
-    if (!statics.take()) usage_fail("--serve needs the binary's symbol table (it was stripped)");
-    g_keep_gm_maps = true;
-    const int64_t kernel_type = rt().kernel_type;
-    // Freed launch memory (written-bitmaps, race logs, traces) stays in the heap for the next launch instead of
-    // going back to the kernel and faulting in again: large blocks up to glibc's limit, and no trimming.
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, INT_MAX);
-    auto say = [](const std::string& line) { (void)!::write(2, line.data(), line.size()); };
-    say("ASCEMU_READY " + std::to_string(statics.count()) + "\n");
-    char buf[8192];
-    for (bool first = true; std::fgets(buf, sizeof buf, stdin); first = false) {
-        std::string path = buf;
-        while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
-        if (path.empty()) continue;
-        if (!first) serve_reset(kernel_type);
-        statics.restore();
-        bool exit_note = false;
-        int rc = run_launch_file(path, ov, fn, exit_note);
-        std::fflush(stdout);
-        std::fflush(stderr);
-        say("ASCEMU_EXIT " + std::to_string(rc) + "\n");
+template <class P>
+constexpr ParamDesc param_desc() {
+    if constexpr (std::is_pointer_v<P>) {
+        return {ParamKind::Pointer, sizeof(P), nullptr};
+    } else if constexpr (std::is_arithmetic_v<P>) {
+        return {ParamKind::Arithmetic, sizeof(P), dtype_name_v<P>};
+    } else {
+        static_assert(std::is_trivially_copyable_v<P>, "ascemu: by-value kernel parameters must be trivially copyable");
+        const bool scalar = std::is_same_v<P, half> || std::is_same_v<P, bfloat16_t>;
+        return {ParamKind::Struct, sizeof(P), scalar ? dtype_name_v<P> : nullptr};
     }
-    return 0;
 }
+
+template <class P>
+inline P entry_arg(const ArgSpec& a) {
+    if constexpr (std::is_pointer_v<P>) {
+        return (P)a.gm->base;
+    } else {
+        if constexpr (std::is_arithmetic_v<P>)
+            if (a.kind == "scalar") return (P)a.value;
+        P v;
+        std::memcpy((void*)&v, a.data.data(), sizeof(P));
+        return v;
+    }
+}
+template <class... P, size_t... I>
+inline void entry_call(void (*fn)(), const std::vector<ArgSpec>& args, std::index_sequence<I...>) {
+    ((void (*)(P...))fn)(entry_arg<P>(args[I])...);
+}
+template <class... P>
+inline void entry_invoke(void (*fn)(), const std::vector<ArgSpec>& args) {
+    entry_call<P...>(fn, args, std::index_sequence_for<P...>{});
+}
+
+// usage_fail (HARNESS) unless args[i] suits parameter i, for every i.
+ASCEMU_DECL void check_entry_args(const std::vector<ArgSpec>& specs, const Entry& entry);
 
 // `--signature`: the entry's declared parameter list as one JSON line on stdout, so a launcher can follow it (a kernel
 // that takes no tiling gets none): {"params":[{"kind":"gm"}, {"kind":"scalar","type":"int32","bytes":4},
 // {"kind":"struct","bytes":16}, ...]}.  gm: a pointer (GM_ADDR); scalar: an arithmetic type, half or bfloat16;
 // struct: any other by-value type (a tiling struct), passed as its bytes.
-template <class P>
-inline std::string param_json() {
-    if constexpr (std::is_pointer_v<P>) return "{\"kind\":\"gm\"}";
-    else if constexpr (std::is_arithmetic_v<P> || std::is_same_v<P, half> || std::is_same_v<P, bfloat16_t>)
-        return strf("{\"kind\":\"scalar\",\"type\":\"%s\",\"bytes\":%zu}", dtype_name_v<P>, sizeof(P));
-    else return strf("{\"kind\":\"struct\",\"bytes\":%zu}", sizeof(P));
-}
-template <class... P>
-inline std::string signature_json() {
-    std::string o = "{\"params\":[";
-    ((o += param_json<P>() + ","), ...);
-    if (o.back() == ',') o.pop_back();
-    return o + "]}";
-}
+ASCEMU_DECL std::string signature_json(const Entry& entry);
+
+// One launch: reads the launch file, sets up GM per args[], runs the entry on block_dim cores, writes the outputs
+// and the report.  Returns the exit code (fatal paths end the process).
+ASCEMU_DECL int run_launch_file(const std::string& launch_path, const Overrides& ov, const Entry& entry,
+                                bool& exit_note);
+
+// One launch per line of stdin (a launch-file path) until EOF; after each, "ASCEMU_EXIT <code>" on stderr.
+// A fatal record still ends the process (exit code and report as in a one-shot run): the caller starts another.
+ASCEMU_DECL int serve(const Overrides& ov, const Entry& entry);
+
+// The command line (--launch, --serve, --signature, --report, --mode, --timeout).
+ASCEMU_DECL int run_driver(int argc, char** argv, const Entry& entry);
 
 template <class... P>
 inline int driver_main(int argc, char** argv, void (*fn)(P...)) {
-    std::string launch_path;
-    Overrides ov;
-    bool serving = false;
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        auto next = [&]() -> std::string {
-            if (i + 1 >= argc) usage_fail("missing value after " + a);
-            return argv[++i];
-        };
-        if (a == "--launch") launch_path = next();
-        else if (a == "--serve") serving = true;
-        else if (a == "--signature") {
-            std::printf("%s\n", signature_json<P...>().c_str());
-            return 0;
-        }
-        else if (a == "--report") ov.report = next();
-        else if (a == "--mode") ov.mode = next();
-        else if (a == "--timeout") ov.timeout = std::atof(next().c_str());
-        else if (a == "--help" || a == "-h") {
-            std::printf("usage: %s --launch launch.json [--report report.json] [--mode serial|parallel|interleave:SEED] "
-                        "[--timeout S]\n       %s --serve   (launch-file paths on stdin, one per line)\n"
-                        "       %s --signature   (the entry's parameter list as JSON)\n",
-                        argv[0], argv[0], argv[0]);
-            return 0;
-        } else if (launch_path.empty() && a[0] != '-') launch_path = a;
-        else usage_fail("unknown argument " + a);
-    }
-    if (serving) return serve(ov, fn);
-    if (launch_path.empty()) usage_fail("no launch file (--launch launch.json)");
-    bool exit_note = false;
-    int rc = run_launch_file(launch_path, ov, fn, exit_note);
-    if (exit_note) {
-        // Tell the launcher the exit code, then close stdout/stderr so its reader sees EOF now: tearing down the
-        // address space (mapped GM, UB arenas) still takes milliseconds, and the launcher need not wait for it.
-        std::string note = "ASCEMU_EXIT " + std::to_string(rc) + "\n";
-        std::fflush(stderr);
-        (void)!::write(2, note.data(), note.size());
-        ::close(1);
-        ::close(2);
-        _exit(rc);
-    }
-    return rc;
-}
-
-template <class... P>
-inline int run_launch_file(const std::string& launch_path, const Overrides& ov, void (*fn)(P...), bool& exit_note) {
-    StageClock clk;
-    Runtime& R = rt();
-    const std::string& report_override = ov.report;
-    const std::string& mode_override = ov.mode;
-    const double timeout_override = ov.timeout;
-    if (!report_override.empty()) R.cfg.report_path = report_override;
-    std::string base_dir;
-    if (auto pos = launch_path.rfind('/'); pos != std::string::npos) base_dir = launch_path.substr(0, pos);
-    std::vector<uint8_t> raw = read_file(launch_path);
-    json::Value L;
-    std::string err;
-    if (!json::parse(std::string(raw.begin(), raw.end()), L, err) || L.k != json::Value::Obj)
-        usage_fail("launch file " + launch_path + ": invalid JSON (" + err + ")");
-    auto num = [&](const char* k, double d) { auto* v = L.get(k); return v && v->k == json::Value::Num ? v->n : d; };
-    auto str = [&](const char* k, const std::string& d) {
-        auto* v = L.get(k);
-        return v && v->k == json::Value::Str ? v->s : d;
-    };
-    auto boo = [&](const char* k, bool d) { auto* v = L.get(k); return v && v->k == json::Value::Bool ? v->b : d; };
-    Config& C = R.cfg;
-    if (report_override.empty()) C.report_path = resolve(base_dir, str("report_path", ""));
-    C.platform = str("platform", kProfile.name);
-    C.soc = str("soc", kProfile.soc);
-    C.core_count = (uint32_t)num("core_count", kProfile.core_count);
-    C.block_dim = (int)num("block_dim", 1);
-    C.tiling_key = (int64_t)num("tiling_key", 0);
-    C.mode = mode_override.empty() ? str("mode", "serial") : mode_override;
-    C.seed = (uint64_t)num("seed", 0);
-    C.strict = boo("strict", false);
-    C.timeout_s = timeout_override > 0 ? timeout_override : num("timeout_s", 60);
-    C.poll_yield = std::max(2, (int)num("poll_yield", 3));
-    C.threads = (int)num("threads", 2);
-    C.gm_exact = str("gm_alloc", "acl") == "exact";
-    C.ub_poison = (int)num("ub_poison", 0xFF);
-    C.ub_reserved = (uint32_t)num("ub_reserved", 0);
-    C.api_budget = (uint64_t)num("api_budget", 2e9);
-    C.diag_stderr = boo("diag_stderr", true);
-    C.pipe_check = str("pipe_check", "");  // empty: the environment / default decides (runtime.h Config)
-    C.dcache = str("dcache", "");
-    std::string om = str("overflow_mode", "");
-    if (om == "saturation") C.overflow = OverflowMode::Saturation;
-    else if (om == "inf_nan" || om == "infnan") C.overflow = OverflowMode::InfNan;
-    if (C.mode.rfind("interleave:", 0) == 0) C.seed = std::strtoull(C.mode.c_str() + 11, nullptr, 10);
-    if (C.platform != kProfile.name)
-        usage_fail("launch platform '" + C.platform + "' does not match the binary's compile-time platform '" +
-                   kProfile.name + "' (-DASCEMU_PLATFORM)");
-    clk.lap("parse");
-    const json::Value* args = L.get("args");
-    if (!args || args->k != json::Value::Arr) usage_fail("launch file has no args[] array");
-    if (args->a.size() != sizeof...(P))
-        usage_fail(strf("args[] has %zu entries but the kernel entry takes %zu parameters", args->a.size(),
-                        sizeof...(P)));
-    std::vector<ArgSpec> specs(args->a.size());
-    for (size_t i = 0; i < args->a.size(); ++i) {
-        const json::Value& a = args->a[i];
-        ArgSpec& s = specs[i];
-        auto g = [&](const char* k) { return a.get(k); };
-        if (a.k != json::Value::Obj || !g("kind") || g("kind")->k != json::Value::Str)
-            usage_fail(strf("args[%zu] has no kind", i));
-        s.kind = g("kind")->s;
-        if (g("in_file") && g("in_file")->k == json::Value::Str) s.in_file = resolve(base_dir, g("in_file")->s);
-        if (g("out_file") && g("out_file")->k == json::Value::Str) s.out_file = resolve(base_dir, g("out_file")->s);
-        if (g("role") && g("role")->k == json::Value::Str) s.role = g("role")->s;
-        if (g("fill") && g("fill")->k == json::Value::Num) s.fill = (int)g("fill")->n & 0xFF;
-        if (g("bytes") && g("bytes")->k == json::Value::Num) s.bytes = (size_t)g("bytes")->n;
-        if (g("type") && g("type")->k == json::Value::Str) s.type = g("type")->s;
-        if (g("gm_file") && g("gm_file")->k == json::Value::Str) s.gm_file = resolve(base_dir, g("gm_file")->s);
-        if (g("gm_map") && g("gm_map")->k == json::Value::Str) {
-            if (g("gm_map")->s != "shared" && g("gm_map")->s != "private")
-                usage_fail(strf("args[%zu]: gm_map '%s' (shared | private)", i, g("gm_map")->s.c_str()));
-            s.gm_shared = g("gm_map")->s == "shared";
-        }
-        if (g("preloaded") && g("preloaded")->k == json::Value::Bool) s.preloaded = g("preloaded")->b;
-        if (g("value") && g("value")->k == json::Value::Num) s.value = g("value")->n;
-        if (s.kind == "gm") {
-            size_t in_size = 0;
-            FILE* inf = nullptr;
-            if (!s.in_file.empty()) {
-                inf = std::fopen(s.in_file.c_str(), "rb");
-                if (!inf) usage_fail("cannot read file '" + s.in_file + "'");
-                std::fseek(inf, 0, SEEK_END);
-                in_size = (size_t)std::ftell(inf);
-                std::fseek(inf, 0, SEEK_SET);
-                if (!g("bytes")) s.bytes = in_size;
-                if (in_size > s.bytes)
-                    usage_fail(strf("args[%zu]: in_file %s has %zu bytes > bytes %zu", i, s.in_file.c_str(), in_size,
-                                    s.bytes));
-            }
-            Role ro = s.role == "input" ? Role::Input : s.role == "output" ? Role::Output
-                    : s.role == "workspace" ? Role::Workspace : s.role == "tiling" ? Role::Tiling : Role::Other;
-            std::string nm = strf("arg%zu:%s", i, s.role.c_str());
-            if (!s.gm_file.empty() && !g("bytes")) usage_fail(strf("args[%zu]: gm_file needs bytes", i));
-            if (s.gm_file.empty()) {
-                s.gm = gm_alloc(s.bytes, nm, ro, s.fill, C.gm_exact, in_size);
-            } else {
-                if (s.preloaded && inf)
-                    usage_fail(strf("args[%zu]: preloaded gm_file and in_file are exclusive", i));
-                size_t pre = s.preloaded ? s.bytes : in_size;
-                s.gm = gm_map_file(s.gm_file, s.gm_shared, s.bytes, nm, ro, s.fill, C.gm_exact, pre);
-                if (s.preloaded) s.gm->prefilled = true;
-            }
-            s.gm->arg_index = (int)i;
-            s.gm->out_file = s.out_file;
-            if (inf) {
-                if (in_size && std::fread(s.gm->base, 1, in_size, inf) != in_size)
-                    usage_fail("short read of '" + s.in_file + "'");
-                std::fclose(inf);
-                s.gm->prefilled = true;
-            }
-        } else if (s.kind == "bytes") {
-            if (s.in_file.empty()) usage_fail(strf("args[%zu]: kind bytes needs in_file", i));
-            s.data = read_file(s.in_file);
-        } else if (s.kind == "scalar") {
-        } else {
-            usage_fail(strf("args[%zu]: unknown kind '%s' (gm | bytes | scalar)", i, s.kind.c_str()));
-        }
-    }
-    // GM_ADDR parameters given as kind "bytes" (tiling pointers for GET_TILING_DATA) become tiling GM buffers
-    {
-        constexpr bool is_ptr[] = {std::is_pointer_v<P>..., false};
-        for (size_t i = 0; i < specs.size(); ++i)
-            if (is_ptr[i] && specs[i].kind == "bytes") {
-                specs[i].gm = gm_alloc(specs[i].data.size(), strf("arg%zu:tiling", i), Role::Tiling, 0, C.gm_exact);
-                std::memcpy(specs[i].gm->base, specs[i].data.data(), specs[i].data.size());
-                specs[i].gm->arg_index = (int)i;
-            }
-    }
-    std::string done_file = resolve(base_dir, str("done_file", ""));
-    exit_note = boo("exit_note", false);
-    R.write_outputs = [&specs, done_file](int) {
-        for (auto& s : specs)
-            if (s.gm && !s.out_file.empty()) {
-                FILE* f = std::fopen(s.out_file.c_str(), "wb");
-                if (!f) continue;
-                std::fwrite(s.gm->base, 1, s.gm->bytes, f);
-                std::fclose(f);
-            }
-        // MAP_SHARED stores are already in the page cache (what any reader of the file sees): nothing to flush.
-        if (!done_file.empty()) {
-            int fd = ::open(done_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-            if (fd >= 0) ::close(fd);
-        }
-    };
-    std::tuple<P...> proto = make_args<P...>(specs, std::index_sequence_for<P...>{});
-    clk.lap("gm_setup");
-    int rc = launch(C.block_dim, [fn, &proto]() {
-        std::tuple<P...> a = proto;
-        std::apply(fn, a);
-    });
-    clk.lap("launch");
-    write_report(rc);
-    std::fflush(stdout);
-    clk.lap("report_outputs");
-    clk.emit();
-    return rc;
+    static constexpr ParamDesc params[] = {param_desc<P>()..., ParamDesc{}};  // + 1: an entry without parameters
+    const Entry entry{params, sizeof...(P), (void (*)())fn, &entry_invoke<P...>};
+    return run_driver(argc, argv, entry);
 }
 
 }  // namespace ascemu
@@ -514,3 +191,7 @@ inline int run_launch_file(const std::string& launch_path, const Overrides& ov, 
 // whose comma would otherwise split it into two macro arguments) names one function.
 #define ASCEMU_MAIN(...) \
     int main(int argc, char** argv) { return ::ascemu::driver_main(argc, argv, &__VA_ARGS__); }
+
+#if ASCEMU_WITH_IMPL
+#include "ascemu/impl/driver_impl.h"
+#endif

@@ -19,22 +19,15 @@
 
 namespace ascemu {
 
-[[noreturn]] inline void assert_failed(const char* expression, const SL& loc) {
-    if (!t_core) {  // host code (a program's main): CANN's CPU-debug assert, message and abort
-        std::fprintf(stderr, "%s:%u: ASSERT(%s) failed\n", loc.file_name(), (unsigned)loc.line(), expression);
-        std::abort();
-    }
-    diag("KERNEL_ABORT", Sev::Fatal, loc,
-         strf("ASSERT(%s) failed: CANN's CPU-debug build aborts here (assert); on the NPU ASSERT compiles to nothing "
-              "and the kernel would go on",
-              expression),
-         jd("expression", expression, "macro", "ASSERT"));
-    fatal_exit(2);  // not reached: a fatal record ends the launch
-}
+[[noreturn]] ASCEMU_DECL void assert_failed(const char* expression, const SL& loc);
 
 }  // namespace ascemu
 
 #ifndef ASSERT
 #define ASSERT(expr) \
     if (!static_cast<bool>(expr)) ::ascemu::assert_failed(#expr, std::source_location::current()); else
+#endif
+
+#if ASCEMU_WITH_IMPL
+#include "ascemu/impl/kassert_impl.h"
 #endif

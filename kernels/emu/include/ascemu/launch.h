@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <tuple>
 
+#include "ascemu/linkage.h"
 #include "ascemu/system.h"
 
 #ifndef MAP_POPULATE
@@ -30,72 +31,20 @@ namespace ascemu {
 inline size_t gm_alloc_size(size_t bytes, bool exact) { return exact ? bytes : ((bytes + 31) / 32 * 32 + 32); }
 
 // Mapped GM buffers (gm_map_file) by base address -> mapping length, so gm_free unmaps instead of freeing.
-inline std::map<const uint8_t*, size_t>& gm_mappings() {
-    static auto* m = new std::map<const uint8_t*, size_t>();  // never destroyed (crash paths _exit)
-    return *m;
-}
+ASCEMU_DECL std::map<const uint8_t*, size_t>& gm_mappings();
 
 // fn(lo, hi) over [0, n): on two threads (this one and a helper) when n is large and the machine has a second
 // CPU; page-table population and fills of big GM buffers scale about linearly to 2.
-inline void split_work(size_t n, const std::function<void(size_t, size_t)>& fn) {
-    static const unsigned hw = std::thread::hardware_concurrency();
-    if (hw < 2 || n < (16u << 20)) return fn(0, n);
-    size_t mid = (n / 2 + 4095) & ~(size_t)4095;
-    std::thread helper([&fn, mid, n] { fn(mid, n); });
-    fn(0, mid);
-    helper.join();
-}
+ASCEMU_DECL void split_work(size_t n, const std::function<void(size_t, size_t)>& fn);
 
-inline GmBuf* gm_register(uint8_t* base, size_t bytes, size_t alloc, const std::string& name, Role role, int fill,
-                          size_t preloaded) {
-    Runtime& R = rt();
-    auto b = std::make_unique<GmBuf>();
-    b->base = base;
-    b->bytes = bytes;
-    b->alloc = alloc;
-    preloaded = std::min(preloaded, bytes);
-    if (bytes > preloaded)
-        split_work(bytes - preloaded, [&](size_t lo, size_t hi) {
-            std::memset(b->base + preloaded + lo, fill < 0 ? 0xFF : fill, hi - lo);
-        });
-    if (b->alloc > bytes) std::memset(b->base + bytes, 0xFF, b->alloc - bytes);
-    b->name = name;
-    b->role = role;
-    b->prefilled = role == Role::Input || role == Role::Tiling || fill >= 0;
-    // Per-byte write tracking feeds GM_UNINIT_READ (skipped for prefilled buffers) and OUTPUT_UNWRITTEN (outputs
-    // only).  A buffer that is prefilled (input, tiling, a fill byte or the caller's data) and not an output needs
-    // no bitmap: an empty Bitmap ignores set() and reports nothing (saves alloc/8 bytes of zeroed memory, 8 MiB for
-    // a 64 MiB input).
-    bool untracked = role != Role::Output && (b->prefilled || preloaded > 0);
-    b->written.init(untracked ? 0 : b->alloc, false);
-    GmBuf* raw = b.get();
-    auto it = std::upper_bound(R.gm.begin(), R.gm.end(), raw->base,
-                               [](const uint8_t* v, const std::unique_ptr<GmBuf>& x) { return v < x->base; });
-    R.gm.insert(it, std::move(b));
-    return raw;
-}
+ASCEMU_DECL GmBuf* gm_register(uint8_t* base, size_t bytes, size_t alloc, const std::string& name, Role role, int fill,
+                               size_t preloaded);
 
-inline GmBuf* gm_alloc(size_t bytes, const std::string& name, Role role, int fill /*-1 poison*/, bool exact = false,
-                       size_t preloaded = 0) {
-    size_t alloc = gm_alloc_size(bytes, exact);
-    size_t cap = std::max<size_t>(64, (alloc + 63) / 64 * 64) + kGmGuardBytes;  // + the guard zone (runtime.h)
-    auto* base = (uint8_t*)std::aligned_alloc(64, cap);
-    if (!base) harness_fatal(strf("cannot allocate %zu bytes of GM for '%s'", bytes, name.c_str()));
-    std::memset(base + alloc, 0xFF, cap - alloc);  // a raw pointer that strays into the guard reads poison
-    return gm_register(base, bytes, alloc, name, role, fill, preloaded);
-}
+ASCEMU_DECL GmBuf* gm_alloc(size_t bytes, const std::string& name, Role role, int fill /*-1 poison*/, bool exact = false,
+                            size_t preloaded = 0);
 
 // MADV_POPULATE_READ works here (Linux >= 5.14)?
-inline bool madv_populate_ok() {
-    static const bool ok = [] {
-        void* q = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (q == MAP_FAILED) return false;
-        bool r = ::madvise(q, 4096, MADV_POPULATE_READ) == 0;
-        ::munmap(q, 4096);
-        return r;
-    }();
-    return ok;
-}
+ASCEMU_DECL bool madv_populate_ok();
 
 // A reused process (serve.h) keeps each GM file mapped from one launch to the next while the file stays the same
 // (device, inode, length): the pages and their page-table entries are then already in place.
@@ -107,25 +56,12 @@ struct GmFileMap {
     bool used;  // by the current launch
 };
 inline bool g_keep_gm_maps = false;
-inline std::map<std::string, GmFileMap> g_gm_file_maps;
+ASCEMU_DECL std::map<std::string, GmFileMap>& gm_file_maps();  // by path
 
-inline void gm_unmap(void* p, size_t len) {
-    ::munmap(p, len);
-    gm_mappings().erase((const uint8_t*)p);
-}
+ASCEMU_DECL void gm_unmap(void* p, size_t len);
 
 // Before the next launch: unmap the files the last launch did not use (another caller's scratch files).
-inline void gm_release_unused_files() {
-    for (auto it = g_gm_file_maps.begin(); it != g_gm_file_maps.end();) {
-        if (it->second.used) {
-            it->second.used = false;
-            ++it;
-        } else {
-            gm_unmap(it->second.p, it->second.len);
-            it = g_gm_file_maps.erase(it);
-        }
-    }
-}
+ASCEMU_DECL void gm_release_unused_files();
 
 // A GM buffer whose memory is a mapping of the file `path` (launch-file key "gm_file"; the Python launcher's
 // zero-copy path).  The file is grown to cover the whole allocation if it is shorter.
@@ -136,476 +72,106 @@ inline void gm_release_unused_files() {
 // Either way the page tables are populated up front (tmpfs pages: no fault per page during the run; writable for
 // a shared mapping, as tmpfs needs no write notification), on two threads for big buffers.
 // `preloaded` leading usable bytes are the file's content; the rest get fill/poison as in gm_alloc.
-inline GmBuf* gm_map_file(const std::string& path, bool shared, size_t bytes, const std::string& name, Role role,
-                          int fill, bool exact, size_t preloaded) {
-    size_t alloc = gm_alloc_size(bytes, exact);
-    if (g_keep_gm_maps) shared = true;  // a private copy would not survive to the next launch
-    if (!shared && preloaded == 0) return gm_alloc(bytes, name, role, fill, exact);  // COW of every page: no gain
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t len = (std::max<size_t>(alloc, 64) + page - 1) / page * page;
-    // the guard zone (runtime.h) is mapped past the file's end: no other mapping lands there, and a raw access
-    // to it faults (SIGBUS, a CRASH record) instead of reaching another buffer
-    const size_t maplen = len + (kGmGuardBytes + page - 1) / page * page;
-    int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0)
-        harness_fatal(strf("cannot open gm_file '%s' for '%s': %s", path.c_str(), name.c_str(), std::strerror(errno)));
-    struct stat st{};
-    if (::fstat(fd, &st) != 0 || ((size_t)st.st_size < len && ::ftruncate(fd, (off_t)len) != 0)) {
-        int e = errno;
-        ::close(fd);
-        harness_fatal(strf("cannot size gm_file '%s' to %zu bytes: %s", path.c_str(), len, std::strerror(e)));
-    }
-    if (g_keep_gm_maps) {
-        auto it = g_gm_file_maps.find(path);
-        if (it != g_gm_file_maps.end()) {
-            GmFileMap& m = it->second;
-            if (!m.used && m.dev == st.st_dev && m.ino == st.st_ino && m.len == maplen) {
-                ::close(fd);
-                m.used = true;
-                return gm_register((uint8_t*)m.p, bytes, alloc, name, role, fill, preloaded);
-            }
-            gm_unmap(m.p, m.len);
-            g_gm_file_maps.erase(it);
-        }
-    }
-    const bool madv = madv_populate_ok();
-    void* p = ::mmap(nullptr, maplen, PROT_READ | PROT_WRITE,
-                     shared ? (MAP_SHARED | (madv ? 0 : MAP_POPULATE)) : MAP_PRIVATE, fd, 0);
-    ::close(fd);
-    if (p == MAP_FAILED)
-        harness_fatal(strf("cannot map gm_file '%s' (%zu bytes) for '%s': %s", path.c_str(), len, name.c_str(),
-                           std::strerror(errno)));
-    if (madv)  // best effort: pages not populated here fault in on use
-        split_work(len, [p](size_t lo, size_t hi) { (void)::madvise((uint8_t*)p + lo, hi - lo, MADV_POPULATE_READ); });
-    gm_mappings()[(const uint8_t*)p] = maplen;
-    if (g_keep_gm_maps) g_gm_file_maps[path] = {st.st_dev, st.st_ino, maplen, p, true};
-    return gm_register((uint8_t*)p, bytes, alloc, name, role, fill, preloaded);
-}
+ASCEMU_DECL GmBuf* gm_map_file(const std::string& path, bool shared, size_t bytes, const std::string& name, Role role,
+                               int fill, bool exact, size_t preloaded);
 
-inline void gm_free(void* p) {
-    Runtime& R = rt();
-    for (auto it = R.gm.begin(); it != R.gm.end(); ++it)
-        if ((*it)->base == p) {
-            auto m = gm_mappings().find((const uint8_t*)p);
-            if (m != gm_mappings().end()) {
-                std::erase_if(g_gm_file_maps, [p](const auto& kv) { return kv.second.p == p; });
-                gm_unmap(p, m->second);
-            } else {
-                std::free((*it)->base);
-            }
-            R.gm.erase(it);
-            return;
-        }
-}
+ASCEMU_DECL void gm_free(void* p);
 
 // ------------------------------------------------------------------------------------------------ crash handling
 inline char g_crash_line[4096];
 inline volatile sig_atomic_t g_crash_written = 0;
 
-inline void crash_write_line() {
-    if (g_crash_written) return;
-    g_crash_written = 1;
-    (void)!::write(2, g_crash_line, std::strlen(g_crash_line));
-}
-inline void alarm_handler(int) {
-    crash_write_line();
-    _exit(4);
-}
+ASCEMU_DECL void crash_write_line();
+ASCEMU_DECL void alarm_handler(int);
 
 // Resolves a code address to "file:line" with addr2line (best effort; the caller guards with alarm()).
-inline bool resolve_pc(uintptr_t pc, std::string& file, unsigned& line, std::string& func) {
-    Dl_info di;
-    if (!dladdr((void*)pc, &di) || !di.dli_fname) return false;
-    uintptr_t base = (uintptr_t)di.dli_fbase;
-    uintptr_t addr = pc;
-    const Elf64_Ehdr* eh = (const Elf64_Ehdr*)base;
-    if (eh && eh->e_type == ET_DYN) addr = pc - base;
-    char cmd[1024];
-    std::string fname = di.dli_fname;
-    if (fname.empty() || fname.find('/') == std::string::npos) fname = "/proc/self/exe";
-    std::snprintf(cmd, sizeof cmd, "addr2line -f -C -i -e '%s' 0x%lx 2>/dev/null", fname.c_str(), (unsigned long)addr);
-    FILE* f = popen(cmd, "r");
-    if (!f) return false;
-    char buf[2048];
-    std::vector<std::string> lines;
-    while (std::fgets(buf, sizeof buf, f)) {
-        std::string s = buf;
-        while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-        lines.push_back(s);
-    }
-    pclose(f);
-    for (size_t i = 0; i + 1 < lines.size(); i += 2) {
-        const std::string& fl = lines[i + 1];
-        size_t colon = fl.rfind(':');
-        if (colon == std::string::npos || fl.compare(0, 2, "??") == 0) continue;
-        std::string ln = fl.substr(colon + 1);
-        size_t sp = ln.find(' ');
-        if (sp != std::string::npos) ln = ln.substr(0, sp);
-        unsigned l = (unsigned)std::strtoul(ln.c_str(), nullptr, 10);
-        if (l == 0) continue;
-        file = fl.substr(0, colon);
-        line = l;
-        func = lines[i];
-        return true;
-    }
-    return false;
-}
+ASCEMU_DECL bool resolve_pc(uintptr_t pc, std::string& file, unsigned& line, std::string& func);
 
-inline void crash_handler(int sig, siginfo_t* si, void* uctx) {
-    static volatile sig_atomic_t entered = 0;
-    if (entered) _exit(4);
-    entered = 1;
-    Runtime& R = rt();
-    R.finishing.store(true);
-    Core* c = t_core;
-    uintptr_t pc = 0;
-#if defined(__x86_64__)
-    if (uctx) pc = (uintptr_t)((ucontext_t*)uctx)->uc_mcontext.gregs[REG_RIP];
-#endif
-    const char* sn = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE"
-                   : sig == SIGILL ? "SIGILL" : sig == SIGABRT ? "SIGABRT" : "signal";
-    const char* api = c ? c->last_api : "";
-    const char* afile = c && c->last_loc.file_name() ? c->last_loc.file_name() : "";
-    unsigned aline = c ? c->last_loc.line() : 0;
-    // 1. preformatted line without the faulting statement (used if resolution hangs)
-    std::snprintf(g_crash_line, sizeof g_crash_line,
-                  "ASCEMU_DIAG {\"seq\":0,\"kind\":\"CRASH\",\"severity\":\"fatal\",\"core\":%d,\"api\":\"%s\","
-                  "\"file\":\"%s\",\"line\":%u,\"column\":0,\"function\":\"\",\"message\":\"%s in kernel code at address "
-                  "%p\",\"details\":{\"signal\":%d,\"addr\":\"%p\",\"pc\":\"%p\",\"api_file\":\"%s\",\"api_line\":%u,"
-                  "\"resolved\":false},\"count\":1}\n",
-                  c ? c->idx : -1, api, afile, aline, sn, si ? si->si_addr : nullptr, sig, si ? si->si_addr : nullptr,
-                  (void*)pc, afile, aline);
-    struct sigaction sa{};
-    sa.sa_handler = alarm_handler;
-    sigaction(SIGALRM, &sa, nullptr);
-    alarm(5);
-    // 2. best effort: resolve the faulting statement, then write the record and the report
-    std::string file, func;
-    unsigned line = 0;
-    bool ok = pc && resolve_pc(pc, file, line, func);
-    if (ok && !g_crash_written) {
-        std::snprintf(g_crash_line, sizeof g_crash_line,
-                      "ASCEMU_DIAG {\"seq\":0,\"kind\":\"CRASH\",\"severity\":\"fatal\",\"core\":%d,\"api\":\"%s\","
-                      "\"file\":\"%s\",\"line\":%u,\"column\":0,\"function\":\"%s\",\"message\":\"%s in kernel code "
-                      "at address %p\",\"details\":{\"signal\":%d,\"addr\":\"%p\",\"pc\":\"%p\",\"api_file\":\"%s\","
-                      "\"api_line\":%u,\"resolved\":true},\"count\":1}\n",
-                      c ? c->idx : -1, api, file.c_str(), line, func.c_str(), sn, si ? si->si_addr : nullptr, sig,
-                      si ? si->si_addr : nullptr, (void*)pc, afile, aline);
-    }
-    crash_write_line();
-    {
-        std::unique_lock<std::mutex> g(R.dm, std::try_to_lock);
-        if (g.owns_lock()) {
-            DiagRec d;
-            d.seq = ++R.dseq;
-            d.kind = "CRASH";
-            d.sev = Sev::Fatal;
-            d.core = c ? c->idx : -1;
-            d.api = api;
-            d.file = ok ? file : afile;
-            d.line = ok ? line : aline;
-            d.function = func;
-            d.message = strf("%s in kernel code at address %p", sn, si ? si->si_addr : nullptr);
-            d.details = jd("signal", sig, "addr", si ? si->si_addr : nullptr, "pc", (void*)pc, "api_file", afile,
-                           "api_line", aline, "resolved", ok);
-            R.diags.push_back(d);
-            R.kind_counts["CRASH"]++;
-        }
-    }
-    write_report(4);
-    _exit(4);
-}
+ASCEMU_DECL void crash_handler(int sig, siginfo_t* si, void* uctx);
 
-inline void install_crash_handlers() {
-    struct sigaction sa{};
-    sa.sa_sigaction = crash_handler;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-    sigemptyset(&sa.sa_mask);
-    for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(s, &sa, nullptr);
-}
+ASCEMU_DECL void install_crash_handlers();
 // The calling thread's signal stack (crash reports run on it), unless it has one.
-inline void setup_altstack() {
-    stack_t cur{};
-    if (sigaltstack(nullptr, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) return;
-    const size_t sz = 256 * 1024;
-    void* mem = mmap(nullptr, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED) return;
-    stack_t ss{};
-    ss.ss_sp = mem;
-    ss.ss_size = sz;
-    ss.ss_flags = 0;
-    sigaltstack(&ss, nullptr);
-}
+ASCEMU_DECL void setup_altstack();
 
-// The threads the cores run on, kept from one launch to the next: a reused process (serve.h) does not create
-// and tear down one thread per core per launch.  Never destroyed: blocked pool threads end with the process.
+// The threads the cores run on, kept from one launch to the next: a reused process (serve.h) does not create and
+// tear down threads per launch.  A core gets a thread when it first runs and gives it back when it ends, so a launch
+// uses as many threads as cores are resident at once (started, not finished), not block_dim.  Never destroyed:
+// blocked pool threads end with the process.
 class CoreThreads {
   public:
-    static CoreThreads& get() {
-        static auto* p = new CoreThreads();
-        return *p;
-    }
-    // job(i) for i in [0, n), each on its own thread; wait() returns once all have returned.
-    void start(int n, const std::function<void(int)>& job) {
-        std::lock_guard<std::mutex> g(m_);
-        job_ = &job;
-        n_ = n;
-        finished_ = 0;
-        ++gen_;
-        while ((int)threads_.size() < n) {
-            const int idx = (int)threads_.size();
-            threads_.emplace_back([this, idx] { loop(idx); });
-        }
-        go_.notify_all();
-    }
-    void wait() {
-        std::unique_lock<std::mutex> lk(m_);
-        done_.wait(lk, [this] { return finished_ == n_; });
-    }
+    static CoreThreads& get();
+    // A launch of n cores: job(i) runs once submit(i) was called, on a thread of the pool; wait() returns once all
+    // n jobs have returned.
+    void start(int n, const std::function<void(int)>& job);
+    void submit(int i);
+    void wait();
 
   private:
-    void loop(int idx) {
-        setup_altstack();
-        uint64_t seen = 0;
-        for (;;) {
-            std::unique_lock<std::mutex> lk(m_);
-            go_.wait(lk, [&] { return gen_ != seen && idx < n_; });
-            seen = gen_;
-            const std::function<void(int)>* job = job_;
-            lk.unlock();
-            (*job)(idx);
-            lk.lock();
-            if (++finished_ == n_) done_.notify_all();
-        }
-    }
+    void loop(int i);
     std::mutex m_;
     std::condition_variable go_, done_;
     std::vector<std::thread> threads_;
+    std::vector<int> queue_;  // submitted jobs an idle thread takes
+    int idle_ = 0;            // threads waiting for a job and not yet handed one
     const std::function<void(int)>* job_ = nullptr;
-    uint64_t gen_ = 0;
     int n_ = 0, finished_ = 0;
 };
 
-// ------------------------------------------------------------------------------------------------ end checks
-inline void core_end_checks(Core* c) {
-    SL loc = c->last_loc;
-    for (auto& b : c->bufs)
-        if (b.state == SlotState::Alloc || b.state == SlotState::EnQ || b.state == SlotState::DeQ) {
-            diag("QUE_LEAK", Sev::Info, loc, "a queue buffer is still allocated/enqueued at kernel exit",
-                 jd("ub_offset", b.lo, "state", (int)b.state));
-            break;
-        }
-    for (int e = 0; e < (int)AscendC::HardEvent::MAX; ++e)
-        for (int i = 0; i < 8; ++i)
-            if (c->ev_pending[e][i] > 0)
-                diag("EVENT_UNPAIRED", Sev::Warning, c->ev_loc[e][i],
-                     strf("SetFlag(event %d, id %d) never matched by a WaitFlag (%d pending at exit)", e, i,
-                          c->ev_pending[e][i]),
-                     jd("event", e, "event_id", i, "pending", c->ev_pending[e][i]));
-    if (c->atomic_fn)
-        diag("ATOMIC_LEFT_ENABLED", Sev::Warning, c->atomic_loc,
-             strf("SetAtomicAdd<%s> still enabled at kernel exit", c->atomic_type), jd("dtype", c->atomic_type));
-}
+// The UB arenas of resident cores: a core takes one when it starts and gives it back when it ends (launch()).  Free
+// arenas are kept, pre-faulted, for the next core and the next launch, up to kKeep of them.
+class UbArenas {
+  public:
+    static UbArenas& get();
+    uint8_t* take();  // kProfile.ub_size bytes, 64-B aligned, contents undefined (the caller poisons them)
+    void give(uint8_t* p);
+    void trim();  // at a launch's end: unmap the free arenas beyond kKeep
 
-inline void launch_end_checks() {
-    Runtime& R = rt();
-    for (auto& p : R.pending_rw) {
-        bool in_region = false;
-        for (auto& r : R.regions)
-            if (r.lo < p.hi && p.lo < r.hi) in_region = true;
-        if (in_region) continue;
-        SL loc = SL::current();
-        Core* saved = t_core;
-        t_core = R.cores[p.reader].get();
-        const char* saved_api = t_core->last_api;
-        t_core->last_api = p.rapi;
-        std::string msg = strf("core %d reads GM bytes core %d wrote in the same epoch (no barrier between them)",
-                               p.reader, p.writer);
-        std::string det = jd("reader", p.reader, "writer", p.writer, "reader_file", p.rfile, "reader_line", p.rline,
-                             "writer_file", p.wfile, "writer_line", p.wline, "bytes", (long long)(p.hi - p.lo));
-        // report at the reader's statement
-        struct FakeLoc {
-            const char* f;
-            unsigned l;
-        };
-        (void)loc;
-        {
-            std::lock_guard<std::mutex> g(R.dm);
-            DiagRec d;
-            d.seq = ++R.dseq;
-            d.kind = "GM_RW_RACE";
-            d.sev = Sev::Warning;
-            d.core = p.reader;
-            d.api = p.rapi;
-            d.file = p.rfile;
-            d.line = p.rline;
-            d.message = msg;
-            d.details = det;
-            R.diags.push_back(d);
-            R.kind_counts["GM_RW_RACE"]++;
-        }
-        t_core->last_api = saved_api;
-        t_core = saved;
-    }
-    for (auto& b : R.gm)
-        if (b->role == Role::Output) {
-            size_t u = b->written.count_unset(0, b->bytes);
-            b->unwritten = (int64_t)u;
-            // an output no core wrote a byte of is almost always a kernel that did nothing (a body compiled out,
-            // a wrong tiling key); a partial write is often by design (rows a kernel leaves to the launcher's fill)
-            if (u) diag_launch("OUTPUT_UNWRITTEN", u == b->bytes ? Sev::Warning : Sev::Info,
-                               strf("%zu of %zu bytes of output '%s' were never written by the kernel%s", u, b->bytes,
-                                    b->name.c_str(), u == b->bytes ? " (no core wrote any of it)" : ""),
-                               jd("buffer", b->name, "arg", b->arg_index, "unwritten", u, "bytes", b->bytes));
-        }
-}
+  private:
+    static constexpr size_t kKeep = 64;
+    size_t bytes() const;
+    std::mutex m_;
+    std::vector<uint8_t*> free_;
+};
+
+// ------------------------------------------------------------------------------------------------ end checks
+ASCEMU_DECL void core_end_checks(Core* c);
+
+ASCEMU_DECL void launch_end_checks();
 
 // ------------------------------------------------------------------------------------------------ launch
-inline void configure_mode(Runtime& R) {
-    const std::string& m = R.cfg.mode;
-    R.interleave = false;
-    R.ordered_atomics = false;
-    R.permits = 1;
-    if (m == "serial" || m.empty()) {
-    } else if (m.rfind("interleave", 0) == 0) {
-        R.interleave = true;
-        if (m.size() > 11 && m[10] == ':') R.cfg.seed = std::strtoull(m.c_str() + 11, nullptr, 10);
-        R.rng = 0x9E3779B97F4A7C15ull ^ (R.cfg.seed * 0xBF58476D1CE4E5B9ull + 1);
-        if (!R.rng) R.rng = 1;
-    } else if (m == "parallel" || m == "ordered") {
-        R.permits = std::max(1, R.cfg.threads);
-        R.ordered_atomics = m == "ordered";
-    } else {
-        harness_fatal("unknown mode '" + m + "' (serial | interleave:SEED | parallel | ordered)");
-    }
-}
+ASCEMU_DECL void configure_mode(Runtime& R);
 
-// The UB arenas of all cores: one pre-faulted anonymous mapping (a page-rounded, 64-B aligned slot per core),
-// replacing the previous launch's.  Pre-faulting in one call is cheaper than a fault per page, and each byte is
-// written once (the poison) instead of zeroed and then poisoned.
-inline uint8_t* ub_arenas(size_t cores, size_t slot) {
-    static uint8_t* region = nullptr;
-    static size_t region_len = 0;
-    if (region && region_len == cores * slot) return region;  // a reused process: poisoned again per core
-    if (region) ::munmap(region, region_len);
-    region_len = cores * slot;
-    void* p = ::mmap(nullptr, region_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    region = p == MAP_FAILED ? nullptr : (uint8_t*)p;
-    if (!region) region_len = 0;
-    return region;
-}
+// A core becomes resident (its first run): a poisoned UB arena and an empty written shadow; the thread-local state
+// of the emulator starts as on a fresh thread (a pool thread may have run another core before).
+ASCEMU_DECL void core_enter(Core* c);
+// A core has ended: its UB arena goes back, and the state only a running core needs is released.
+ASCEMU_DECL void core_leave(Core* c);
+
+// A kernel that ends the process.  This program defines exit, _exit, _Exit and quick_exit (impl/launch_impl.h; an
+// executable's own definition is what its calls reach, before the C library's).  Called from kernel code on a core
+// thread during a launch, each is the fatal record KERNEL_EXIT at the caller's line (the return address, resolved as
+// CRASH resolves the faulting pc), and the launch ends as for any fatal record: report, outputs, exit code 2.
+// Anywhere else (a host main after its launches, static destructors) it is the C library's function.
+[[noreturn]] ASCEMU_DECL void exit_called(const char* name, int status, void* return_address);
+
+// CANN's limit on a launch's blockDim (the <<<>>> launch and aclrtLaunchKernel take at most 65535 blocks).
+inline constexpr int kMaxBlockDim = 65535;
 
 // Runs body(core_index) on block_dim emulated cores.  Returns the §5.6 exit code (fatal paths _exit).
-inline int launch(int block_dim, const std::function<void()>& body) {
-    Runtime& R = rt();
-    if (block_dim < 1) {
-        diag_launch("HARNESS", Sev::Fatal, strf("block_dim %d < 1", block_dim));
-    }
-    R.cfg.block_dim = block_dim;
-    configure_mode(R);
-    install_crash_handlers();
-    setup_altstack();
-    R.cores.clear();
-    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    const size_t ub_slot = (kProfile.ub_size + 64 + page - 1) / page * page;
-    uint8_t* arenas = ub_arenas((size_t)block_dim, ub_slot);
-    for (int i = 0; i < block_dim; ++i) {
-        auto c = std::make_unique<Core>();
-        c->idx = i;
-        if (arenas) {
-            c->ub = arenas + (size_t)i * ub_slot;
-        } else {  // no mapping: per-core heap arena
-            c->ub_mem.assign(kProfile.ub_size + 64, 0);
-            c->ub = (uint8_t*)(((uintptr_t)c->ub_mem.data() + 63) & ~(uintptr_t)63);
-        }
-        std::memset(c->ub, R.cfg.ub_poison, kProfile.ub_size);
-        c->ubw.init(kProfile.ub_size, false);
-        c->vc.assign(block_dim, 0);
-        c->poll_thresh = R.cfg.poll_yield;
-        c->state = CState::Ready;
-        R.cores.push_back(std::move(c));
-    }
-    R.running = 0;
-    R.all_done = false;
-    R.launched = true;
-    R.t0 = std::chrono::steady_clock::now();
-    const std::function<void(int)> run_core = [&body](int i) {
-        Runtime& R = rt();
-        Core* c = R.cores[i].get();
-        t_core = c;
-        {
-            std::unique_lock<std::mutex> lk(R.sm);
-            wait_running(lk, c);
-        }
-        body();
-        core_end_checks(c);
-        std::unique_lock<std::mutex> lk(R.sm);
-        // a barrier still waiting on this core can never complete
-        for (auto& o : R.cores)
-            if (o->state == CState::Barrier && o->barrier_n > c->idx) {
-                std::string det = "{\"exited_core\":" + std::to_string(c->idx) + ",\"cores\":" + core_states_json() + "}";
-                c->state = CState::Done;
-                lk.unlock();
-                diag("DEADLOCK", Sev::Fatal, o->last_loc,
-                     strf("core %d waits at a barrier over %d cores but core %d has exited", o->idx, o->barrier_n,
-                          c->idx),
-                     det);
-            }
-        c->state = CState::Done;
-        R.running--;
-        dispatch_locked();
-        t_core = nullptr;
-    };
-    CoreThreads::get().start(block_dim, run_core);
-    {
-        std::unique_lock<std::mutex> lk(R.sm);
-        dispatch_locked();
-        auto deadline = R.t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                   std::chrono::duration<double>(R.cfg.timeout_s));
-        while (!R.all_done) {
-            if (R.main_cv.wait_until(lk, deadline) == std::cv_status::timeout && !R.all_done) {
-                std::string det = "{\"timeout_s\":" + jnum(R.cfg.timeout_s) + ",\"cores\":" + core_states_json() + "}";
-                Core* hot = nullptr;
-                for (auto& c : R.cores)
-                    if (c->state == CState::Running) { hot = c.get(); break; }
-                SL loc = hot ? hot->last_loc : SL::current();
-                lk.unlock();
-                t_core = hot;  // attribute the record to a running core (main thread only reads it)
-                diag("TIMEOUT", Sev::Fatal, loc, strf("launch exceeded timeout_s = %g s", R.cfg.timeout_s), det);
-            }
-        }
-    }
-    CoreThreads::get().wait();
-    R.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - R.t0).count();
-    launch_end_checks();
-    return R.any_error ? 1 : 0;
-}
+ASCEMU_DECL int launch(int block_dim, const std::function<void()>& body);
 
 // ------------------------------------------------------------------------------------------------ CPU-twin shims
 // Host-side GM for hand-written host mains (named, with a role and a fill byte; -1 poisons).
-inline void* GmAlloc(size_t bytes, const char* name = "gm", const char* role = "other", int fill = -1) {
-    std::string r = role;
-    Role ro = r == "input" ? Role::Input : r == "output" ? Role::Output : r == "workspace" ? Role::Workspace
-            : r == "tiling" ? Role::Tiling : Role::Other;
-    return gm_alloc(bytes, name, ro, fill, rt().cfg.gm_exact)->base;
-}
-inline void GmFree(void* p) { gm_free(p); }
+ASCEMU_DECL void* GmAlloc(size_t bytes, const char* name = "gm", const char* role = "other", int fill = -1);
+ASCEMU_DECL void GmFree(void* p);
 
-inline void config_from_env() {
-    Runtime& R = rt();
-    if (const char* s = std::getenv("ASCEMU_REPORT")) R.cfg.report_path = s;
-    if (const char* s = std::getenv("ASCEMU_MODE")) R.cfg.mode = s;
-    if (const char* s = std::getenv("ASCEMU_STRICT")) R.cfg.strict = std::atoi(s) != 0;
-    if (const char* s = std::getenv("ASCEMU_TIMEOUT")) R.cfg.timeout_s = std::atof(s);
-}
+ASCEMU_DECL void config_from_env();
 
 }  // namespace ascemu
 
 namespace AscendC {
-inline void* GmAlloc(size_t size) {
-    return ascemu::gm_alloc(size, "GmAlloc", ascemu::Role::Other, 0)->base;
-}
-inline void GmFree(void* p) { ascemu::gm_free(p); }
+ASCEMU_DECL void* GmAlloc(size_t size);
+ASCEMU_DECL void GmFree(void* p);
 }  // namespace AscendC
 
 #define ICPU_SET_TILING_KEY(k) (::ascemu::rt().cfg.tiling_key = (int64_t)(k))
@@ -615,3 +181,7 @@ inline void GmFree(void* p) { ascemu::gm_free(p); }
         int ascemu_rc_ = ::ascemu::launch((int)(blkdim), [&]() { func(__VA_ARGS__); });     \
         ::ascemu::write_report(ascemu_rc_);                                                 \
     } while (0)
+
+#if ASCEMU_WITH_IMPL
+#include "ascemu/impl/launch_impl.h"
+#endif

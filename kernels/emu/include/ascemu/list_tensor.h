@@ -19,9 +19,7 @@ inline uint64_t list_word(const uint64_t* p, const SL& loc, const char* api) {
     return w;
 }
 
-inline void list_fault(const SL& loc, const char* api, const std::string& why) {
-    diag("PARAM_RANGE", Sev::Error, loc, strf("%s: %s", api, why.c_str()), jd("api", api));
-}
+ASCEMU_DECL void list_fault(const SL& loc, const char* api, const std::string& why);
 
 }  // namespace ascemu
 
@@ -150,3 +148,7 @@ class ListTensorDesc {
 };
 
 }  // namespace AscendC
+
+#if ASCEMU_WITH_IMPL
+#include "ascemu/impl/list_tensor_impl.h"
+#endif

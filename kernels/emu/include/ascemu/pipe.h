@@ -32,38 +32,23 @@ constexpr AscendC::HardEvent queue_event(int from, int to) {
 }
 // The lowest ID of event e that neither the kernel (AllocEventID) nor a queue holds; -1 when all 8 are held.
 inline int free_event_id(const Core* c, int e) {
-    uint8_t held = c->ev_alloc[e] | c->ev_queue[e];
+    uint8_t held = c->live->ev_alloc[e] | c->live->ev_queue[e];
     for (int id = 0; id < 8; ++id)
         if (!((held >> id) & 1)) return id;
     return -1;
 }
 // A SetFlag of the kernel's and a queue's flag on one (event, ID) at the same time: either WaitFlag may consume the
 // other's flag, and the ordering one of them promises is lost (docs/diagnostics.md#event_id_unmanaged).
-inline void event_id_collision(int e, int id, const SL& set_loc, const SL& queue_loc) {
-    diag("EVENT_ID_UNMANAGED", Sev::Warning, set_loc,
-         strf("SetFlag(event %d, id %d) while a queue's own flag on that ID is pending (queue call at line %u): "
-              "either WaitFlag can consume the other's flag",
-              e, id, queue_loc.line()),
-         jd("event", e, "event_id", id, "queue_line", queue_loc.line()));
-}
+ASCEMU_DECL void event_id_collision(int e, int id, const SL& set_loc, const SL& queue_loc);
 // CANN's queues take an ID with AllocEventID for the SetFlag of EnQue (held: SLOT_ENQUE) and FreeTensor (SLOT_FREE)
 // and release it after the matching WaitFlag (DeQue, the slot's next AllocTensor).  A pending SetFlag of the
 // kernel's on the ID a queue takes collides with it.
 enum SlotHold { SLOT_ENQUE = 0, SLOT_FREE = 1 };
 inline void queue_release_event(Core* c, UbBuf& b, SlotHold h) {
-    if (b.hold_id[h] >= 0) c->ev_queue[b.hold_evt[h]] &= (uint8_t)~(1u << b.hold_id[h]);
+    if (b.hold_id[h] >= 0) c->live->ev_queue[b.hold_evt[h]] &= (uint8_t)~(1u << b.hold_id[h]);
     b.hold_id[h] = -1;
 }
-inline void queue_hold_event(Core* c, UbBuf& b, SlotHold h, AscendC::HardEvent evt, const SL& loc) {
-    queue_release_event(c, b, h);
-    const int e = (int)evt, id = free_event_id(c, e);
-    if (id < 0) return;
-    c->ev_queue[e] |= (uint8_t)(1u << id);
-    c->ev_queue_loc[e][id] = loc;
-    b.hold_evt[h] = (uint8_t)e;
-    b.hold_id[h] = (int8_t)id;
-    if (c->ev_pending[e][id] > 0) event_id_collision(e, id, c->ev_loc[e][id], loc);
-}
+ASCEMU_DECL void queue_hold_event(Core* c, UbBuf& b, SlotHold h, AscendC::HardEvent evt, const SL& loc);
 
 }  // namespace ascemu
 
@@ -76,34 +61,47 @@ inline TPipe*& ascemu_current_pipe() {
 }
 
 // ------------------------------------------------------------------------------------------------ queues
+}  // namespace AscendC
+
+namespace ascemu {
+// A TQue/TQueBind's state and operations.  The operations depend on the queue's template arguments only through the
+// values passed in (the pipes its flags connect, their events, its depth) and on the element type only through its
+// size, so they are compiled once (ascemu/linkage.h) instead of once per queue and element type.  The queue object's
+// address is its buffers' owner (UbBuf::owner): this state is its first and only base, at the same address.
+struct QueueState {
+    explicit QueueState(AscendC::TPosition pos) : pos_(pos) {}
+    // AllocTensor: the next free buffer, as a view of `elem`-byte elements, into `out`; false (out untouched): none.
+    bool alloc_slot(uint32_t elem, int producer, UbView& out, const SL& loc);
+    void free_slot(const UbView& v, int consumer, AscendC::HardEvent free_evt, const SL& loc);
+    bool enque_slot(const UbView& v, int32_t depth, int producer, AscendC::HardEvent enque_evt, const SL& loc);
+    // DeQue: the oldest enqueued buffer into `out`; false (out untouched): the queue is empty.
+    bool deque_slot(uint32_t elem, int consumer, UbView& out, const SL& loc);
+    bool has_idle_buffer() const {
+        Core* c = t_core;
+        for (uint32_t k = 0; k < num_; ++k)
+            if (c->bufs[first_ + k].state == SlotState::Free) return true;
+        return false;
+    }
+    bool check_init(Core* c, const SL& loc);
+
+    uint32_t first_ = 0, num_ = 0, len_ = 0, next_ = 0;
+    int32_t fifo_[64] = {};
+    uint32_t head_ = 0, count_ = 0;
+    AscendC::TPosition pos_;
+};
+}  // namespace ascemu
+
+namespace AscendC {
+
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
-class TQueBind {
+class TQueBind : public ascemu::QueueState {
   public:
-    TQueBind() = default;
+    TQueBind() : QueueState(src == TPosition::GM ? dst : src) {}
 
     template <typename T>
     LocalTensor<T> AllocTensor(const std::source_location loc = std::source_location::current()) {
-        using namespace ascemu;
-        Core* c = api_enter("TQue::AllocTensor", loc);
         LocalTensor<T> t;
-        if (!check_init(c, loc)) return t;
-        for (uint32_t k = 0; k < num_; ++k) {
-            uint32_t i = (next_ + k) % num_;
-            UbBuf& b = c->bufs[first_ + i];
-            if (b.state == SlotState::Free) {
-                b.state = SlotState::Alloc;
-                // §5.5: FreeTensor -> AllocTensor of a slot is the consumer -> producer flag
-                pipe_wait(c->psv, kProducer, b.psnap);
-                queue_release_event(c, b, SLOT_FREE);
-                next_ = (i + 1) % num_;
-                t.v_ = UbView{b.lo, (uint32_t)(len_ / sizeof(T)), (int32_t)(first_ + i), b.gen, (uint8_t)pos_,
-                              (uint8_t)sizeof(T)};
-                return t;
-            }
-        }
-        diag("QUE_ALLOC_EXHAUSTED", Sev::Fatal, loc,
-             strf("AllocTensor on a queue whose %u buffers are all in use (the device blocks forever)", num_),
-             jd("num", num_, "len", len_));
+        alloc_slot((uint32_t)sizeof(T), kProducer, t.v_, loc);
         return t;
     }
     template <typename T>
@@ -112,96 +110,16 @@ class TQueBind {
     }
     template <typename T>
     void FreeTensor(LocalTensor<T>& t, const std::source_location loc = std::source_location::current()) {
-        using namespace ascemu;
-        Core* c = api_enter("TQue::FreeTensor", loc);
-        if (t.v_.buf < 0 || (size_t)t.v_.buf >= c->bufs.size()) {
-            diag("QUE_DOUBLE_FREE", Sev::Error, loc, "FreeTensor of an invalid tensor", jd("buf", t.v_.buf));
-            return;
-        }
-        UbBuf& b = c->bufs[t.v_.buf];
-        if (b.owner != this) {
-            diag("QUE_FOREIGN_FREE", Sev::Error, loc, "FreeTensor of a tensor that belongs to another queue/buffer",
-                 jd("ub_offset", t.v_.off));
-            return;
-        }
-        if (b.state == SlotState::Free || b.gen != t.v_.gen) {
-            diag("QUE_DOUBLE_FREE", Sev::Error, loc, "FreeTensor of a buffer that is already free",
-                 jd("ub_offset", t.v_.off));
-            return;
-        }
-        if (b.state == SlotState::EnQ) {
-            queue_release_event(c, b, SLOT_ENQUE);
-            // remove from the FIFO
-            for (uint32_t k = 0; k < count_; ++k)
-                if (fifo_[(head_ + k) % 64] == t.v_.buf) {
-                    for (uint32_t m = k; m + 1 < count_; ++m) fifo_[(head_ + m) % 64] = fifo_[(head_ + m + 1) % 64];
-                    count_--;
-                    break;
-                }
-        }
-        b.state = SlotState::Free;
-        b.gen++;
-        pipe_signal(c->psv, kConsumer, b.psnap);
-        c->psv.vc[kConsumer][kConsumer]++;
-        queue_hold_event(c, b, SLOT_FREE, kFreeEvt, loc);
+        free_slot(t.v_, kConsumer, kFreeEvt, loc);
     }
     template <typename T>
     bool EnQue(const LocalTensor<T>& t, const std::source_location loc = std::source_location::current()) {
-        using namespace ascemu;
-        Core* c = api_enter("TQue::EnQue", loc);
-        c->tr.enque++;
-        if (t.v_.buf < 0 || (size_t)t.v_.buf >= c->bufs.size() || c->bufs[t.v_.buf].owner != this) {
-            diag("QUE_FOREIGN_FREE", Sev::Error, loc, "EnQue of a tensor that does not belong to this queue",
-                 jd("buf", t.v_.buf));
-            return false;
-        }
-        UbBuf& b = c->bufs[t.v_.buf];
-        if (b.gen != t.v_.gen) {
-            diag("UB_USE_AFTER_FREE", Sev::Error, loc, "EnQue of a freed tensor", jd("ub_offset", t.v_.off));
-            return false;
-        }
-        if (b.state == SlotState::EnQ) {
-            diag("QUE_DEPTH_EXCEEDED", Sev::Error, loc, "EnQue of a tensor that is already enqueued",
-                 jd("ub_offset", t.v_.off));
-            return false;
-        }
-        int32_t d = depth < 1 ? 1 : depth;
-        if ((int32_t)count_ >= d) {
-            diag("QUE_DEPTH_EXCEEDED", Sev::Error, loc,
-                 strf("EnQue beyond the queue depth %d (%u tensors already enqueued)", (int)depth, count_),
-                 jd("depth", (int)depth, "enqueued", count_));
-        }
-        if (count_ >= 64) return false;
-        b.state = SlotState::EnQ;
-        // §5.5: EnQue -> DeQue of a slot is the flag the device's queue sets for its position: producer ->
-        // consumer (kProducer / kConsumer below), e.g. MTE2_V for VECIN.  It does not order the scalar unit: a
-        // GetValue of a dequeued VECIN tensor still needs MTE2_S, a SetValue into a tensor before EnQue S_V.
-        pipe_signal(c->psv, kProducer, b.psnap);
-        c->psv.vc[kProducer][kProducer]++;
-        queue_hold_event(c, b, SLOT_ENQUE, kEnQueEvt, loc);
-        fifo_[(head_ + count_) % 64] = t.v_.buf;
-        count_++;
-        return true;
+        return enque_slot(t.v_, depth, kProducer, kEnQueEvt, loc);
     }
     template <typename T>
     LocalTensor<T> DeQue(const std::source_location loc = std::source_location::current()) {
-        using namespace ascemu;
-        Core* c = api_enter("TQue::DeQue", loc);
-        c->tr.deque++;
         LocalTensor<T> t;
-        if (count_ == 0) {
-            diag("QUE_DEQUE_EMPTY", Sev::Error, loc, "DeQue on an empty queue; the returned tensor is invalid",
-                 jd("num", num_));
-            return t;
-        }
-        int32_t i = fifo_[head_];
-        head_ = (head_ + 1) % 64;
-        count_--;
-        UbBuf& b = c->bufs[i];
-        b.state = SlotState::DeQ;
-        pipe_wait(c->psv, kConsumer, b.psnap);
-        queue_release_event(c, b, SLOT_ENQUE);
-        t.v_ = UbView{b.lo, (uint32_t)(len_ / sizeof(T)), i, b.gen, (uint8_t)pos_, (uint8_t)sizeof(T)};
+        deque_slot((uint32_t)sizeof(T), kConsumer, t.v_, loc);
         return t;
     }
     template <typename T>
@@ -211,30 +129,12 @@ class TQueBind {
     int32_t GetTensorCountInQue() const { return (int32_t)count_; }
     bool VacantInQue() const { return (int32_t)count_ < (depth < 1 ? 1 : depth); }
     bool HasTensorInQue() const { return count_ > 0; }
-    bool HasIdleBuffer() const {
-        ascemu::Core* c = ascemu::t_core;
-        for (uint32_t k = 0; k < num_; ++k)
-            if (c->bufs[first_ + k].state == ascemu::SlotState::Free) return true;
-        return false;
-    }
+    bool HasIdleBuffer() const { return has_idle_buffer(); }
     void FreeAllEvent() {}
     template <typename T>
     bool EnQue(const LocalTensor<T>& t, int) = delete;
 
     // ascemu-internal
-    bool check_init(ascemu::Core* c, const std::source_location& loc) {
-        (void)c;
-        if (num_ == 0) {  // CANN's npu check: ErrorBuffer0; the returned tensor is invalid
-            ascemu::diag("BUFFER_NOT_INITIALISED", ascemu::Sev::Error, loc,
-                         "AllocTensor on a queue that no InitBuffer set up; the tensor is invalid", "{}");
-            return false;
-        }
-        return true;
-    }
-    uint32_t first_ = 0, num_ = 0, len_ = 0, next_ = 0;
-    int32_t fifo_[64] = {};
-    uint32_t head_ = 0, count_ = 0;
-    TPosition pos_ = (src == TPosition::GM ? dst : src);
     static constexpr TPosition kSrc = src, kDst = dst;
     // The pipes the device's queue flags connect (§5.5): VECIN is filled by MTE2, VECOUT drained by MTE3,
     // everything else is the vector pipe.  TQue<VECIN> = MTE2 -> V, TQue<VECOUT> = V -> MTE3.
@@ -317,42 +217,13 @@ class TBuf {
 // ------------------------------------------------------------------------------------------------ buffer records
 namespace ascemu {
 // The checks TPipe::InitBuffer and TBufPool::InitBuffer make of a queue before giving it buffers.
+ASCEMU_DECL bool queue_init_check(AscendC::TPosition pos, uint32_t num_before, int32_t depth, uint8_t num, const SL& loc);
 template <class Q>
 inline bool queue_init_ok(Q& que, uint8_t num, const std::source_location& loc) {
-    if (!pos_is_ub(que.pos_)) {
-        diag("UNSUPPORTED_API", Sev::Error, loc,
-             strf("InitBuffer of a queue at position %s: only VECIN/VECOUT/VECCALC are emulated", pos_name(que.pos_)),
-             "{}");
-        return false;
-    }
-    if (que.num_ != 0) {
-        diag("QUE_REINIT", Sev::Error, loc, "InitBuffer on a queue that is already initialised (no Reset)",
-             jd("num", que.num_));
-        return false;
-    }
-    if (Q::kDepth > 4)
-        diag("QUE_DEPTH_LARGE", Sev::Info, loc, strf("queue depth %d > 4 (the doc: generally not above 4)",
-                                                     (int)Q::kDepth),
-             jd("depth", (int)Q::kDepth));
-    if (num == 0) {
-        diag("PARAM_RANGE", Sev::Error, loc, "InitBuffer with num = 0", "{}");
-        return false;
-    }
-    return true;
+    return queue_init_check(que.pos_, que.num_, (int32_t)Q::kDepth, num, loc);
 }
 // Appends one UB buffer record [lo, lo + len) to the core's list; returns its index.
-inline uint32_t add_record(Core* c, uint32_t lo, uint32_t len, const void* owner, uint8_t pos, SlotState st) {
-    UbBuf b;
-    b.lo = lo;
-    b.hi = lo + len;
-    b.owner = owner;
-    b.pos = pos;
-    b.state = st;
-    c->bufs.push_back(b);
-    c->tr.ub_peak = std::max<uint64_t>(c->tr.ub_peak, b.hi);
-    c->tr.ub_buffers = c->bufs.size();
-    return (uint32_t)c->bufs.size() - 1;
-}
+ASCEMU_DECL uint32_t add_record(Core* c, uint32_t lo, uint32_t len, const void* owner, uint8_t pos, SlotState st);
 }  // namespace ascemu
 
 namespace AscendC {
@@ -363,20 +234,8 @@ class TBufPool;
 // ------------------------------------------------------------------------------------------------ TPipe
 class TPipe {
   public:
-    TPipe(const std::source_location loc = std::source_location::current()) {
-        using namespace ascemu;
-        Core* c = t_core;
-        if (!c) return;  // constructed outside a launch (e.g. a global): bound lazily
-        bind(c, loc);
-    }
-    ~TPipe() {
-        ascemu::Core* c = ascemu::t_core;
-        if (c && bound_ == c) {
-            c->live_pipes--;
-            if (c->pipe == this) c->pipe = nullptr;
-            if (ascemu_current_pipe() == this) ascemu_current_pipe() = nullptr;
-        }
-    }
+    TPipe(const std::source_location loc = std::source_location::current());
+    ~TPipe();
     TPipe(const TPipe&) = delete;
     TPipe& operator=(const TPipe&) = delete;
 
@@ -415,15 +274,7 @@ class TPipe {
         c->tr.queues.push_back(QueInfo{"TBuf", 1, rl, 0});
         return true;
     }
-    void Reset() {
-        ascemu::Core* c = ascemu::t_core;
-        if (!c) return;
-        for (auto& b : c->bufs) { b.gen++; b.owner = nullptr; b.state = ascemu::SlotState::Free; }
-        c->bufs.clear();
-        std::memset(c->ev_queue, 0, sizeof c->ev_queue);
-        cursor_ = 0;
-        pipe_bufs_ = 0;
-    }
+    void Reset();
     void Destroy() { Reset(); }
 
     // A TBufPool region of len bytes at the cursor, or one sharing the start and length of `shared`.
@@ -454,81 +305,28 @@ class TPipe {
     TEventID AllocEventID() {
         ascemu::Core* c = ascemu::t_core;
         TEventID id = FetchEventID(evt);
-        if (c) c->ev_alloc[(int)evt] |= (uint8_t)(1u << id);
+        if (c) c->live->ev_alloc[(int)evt] |= (uint8_t)(1u << id);
         return id;
     }
     template <HardEvent evt>
     void ReleaseEventID(TEventID id) {
         ascemu::Core* c = ascemu::t_core;
-        if (c && id >= 0 && id < 8) c->ev_alloc[(int)evt] &= (uint8_t)~(1u << id);
+        if (c && id >= 0 && id < 8) c->live->ev_alloc[(int)evt] &= (uint8_t)~(1u << id);
     }
     template <HardEvent evt>
     TEventID FetchEventID() { return FetchEventID(evt); }
-    TEventID FetchEventID(HardEvent evt) {
-        ascemu::Core* c = ascemu::t_core;
-        if (!c) return 0;
-        int e = (int)evt;
-        if (e < 0 || e >= (int)HardEvent::MAX) return 0;
-        // the next id that nobody holds and that has no pending SetFlag
-        const uint8_t held = c->ev_alloc[e] | c->ev_queue[e];
-        for (int i = 0; i < 8; ++i) {
-            int id = (next_ev_[e] + i) % 8;
-            if (c->ev_pending[e][id] == 0 && !((held >> id) & 1)) {
-                next_ev_[e] = (id + 1) % 8;
-                return (TEventID)id;
-            }
-        }
-        return 0;
-    }
+    TEventID FetchEventID(HardEvent evt);
     uint32_t GetUbOffset() const { return cursor_; }
 
     // ascemu-internal
-    void bind(ascemu::Core* c, const std::source_location& loc) {
-        using namespace ascemu;
-        bound_ = c;
-        c->live_pipes++;
-        if (c->live_pipes > 1)
-            diag("UB_PIPE_ALIASING", Sev::Warning, loc,
-                 "a second TPipe is live on this core; both allocate UB from offset 0 and alias", "{}");
-        else if (live_ub_allocators() > 0)
-            diag("UB_PIPE_ALIASING", Sev::Warning, loc,
-                 "a TPipe while a LocalMemAllocator is live on this core: both allocate UB from offset 0 and alias "
-                 "(CANN: LocalMemAllocator cannot be mixed with TPipe)",
-                 "{}");
-        c->pipe = this;
-        ascemu_current_pipe() = this;
-    }
+    void bind(ascemu::Core* c, const std::source_location& loc);
     void ensure_bound(ascemu::Core* c, const std::source_location& loc) {
         if (bound_ != c) bind(c, loc);
     }
     // Takes rl bytes of UB at the cursor (UB_OVERFLOW past the limit); returns their start.
-    uint32_t reserve(uint32_t rl, const std::source_location& loc) {
-        using namespace ascemu;
-        const Runtime& R = rt();
-        uint32_t limit = kProfile.ub_size - R.cfg.ub_reserved;
-        if ((uint64_t)cursor_ + rl > limit && !overflow_reported_) {
-            overflow_reported_ = true;
-            diag("UB_OVERFLOW", Sev::Error, loc,
-                 strf("InitBuffer needs UB up to %llu bytes but only %u are available (ub_size %u - ub_reserved %u)",
-                      (unsigned long long)cursor_ + rl, limit, kProfile.ub_size, R.cfg.ub_reserved),
-                 jd("end", (long long)cursor_ + rl, "limit", limit));
-        }
-        uint32_t lo = cursor_;
-        cursor_ += rl;
-        return lo;
-    }
+    uint32_t reserve(uint32_t rl, const std::source_location& loc);
     void add_buf(ascemu::Core* c, uint32_t rl, const void* owner, uint8_t pos, ascemu::SlotState st,
-                 const std::source_location& loc) {
-        using namespace ascemu;
-        uint32_t nb = ++pipe_bufs_;  // the TPipe's own buffers: static tensors and pool buffers are not counted
-        if (nb > kProfile.max_buffers && !toomany_reported_) {
-            toomany_reported_ = true;
-            diag("UB_TOO_MANY_BUFFERS", Sev::Error, loc,
-                 strf("%u buffers allocated (TQue num + TBufs); the limit is %u", nb, kProfile.max_buffers),
-                 jd("buffers", nb, "limit", kProfile.max_buffers));
-        }
-        add_record(c, reserve(rl, loc), rl, owner, pos, st);
-    }
+                 const std::source_location& loc);
     uint32_t cursor_ = 0, pipe_bufs_ = 0;
     ascemu::Core* bound_ = nullptr;
     bool overflow_reported_ = false, toomany_reported_ = false;
@@ -711,3 +509,7 @@ using ::GetTPipePtr;
     static_assert(false, "EXTERN_IMPL_BUFPOOL(" #EXT_BUFPOOL "): a custom TBufPool is not supported by ascemu "       \
                          "(its InitBuffer sets CANN's internal buffer handles, which the emulator does not model); " \
                          "use AscendC::TBufPool<pos, bufIDSize> with TPipe::InitBufPool and TBufPool::InitBuffer")
+
+#if ASCEMU_WITH_IMPL
+#include "ascemu/impl/pipe_impl.h"
+#endif

@@ -63,6 +63,12 @@ inline constexpr Profile kProfile{Platform::P310, "ascend310p", "Ascend310P3", 2
 inline constexpr Profile kProfile{Platform::P910B, "ascend910b", "Ascend910B1", 196608, 188416, 64, 48,
                                   16ull << 20, OverflowMode::InfNan, true, true, true, true};
 #endif
+// A kernel built with -DASCEMU_SEPARATE_RUNTIME (ascemu/linkage.h) refers to a symbol only the runtime compiled for
+// its platform defines (kernels/emu/runtime/ascemu_runtime.cpp), so the runtime of another platform does not link.
+#if defined(ASCEMU_SEPARATE_RUNTIME) && !defined(ASCEMU_RUNTIME_TU)
+extern "C" const char ASCEMU_PCAT(ascemu_runtime_for_, ASCEMU_PLATFORM);
+[[gnu::used]] static const char* const kRuntimeForThisPlatform = &ASCEMU_PCAT(ascemu_runtime_for_, ASCEMU_PLATFORM);
+#endif
 inline constexpr bool kIs310P = ASCEMU_IS_310P;
 inline constexpr bool kIs910B = ASCEMU_IS_910B;
 

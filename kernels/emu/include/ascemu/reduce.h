@@ -58,30 +58,7 @@ struct RepeatLanes {
         return std::max<uint64_t>(f(repeats, hi_last), repeats > 1 ? f(repeats - 1, hi) : 0);
     }
 };
-inline RepeatLanes repeat_lanes(const Mask& m, int L, int64_t repeatTime) {
-    RepeatLanes k;
-    auto low = [](uint64_t (&b)[2], int n) {
-        b[0] = n >= 64 ? ~0ull : (1ull << n) - 1;
-        b[1] = n >= 128 ? ~0ull : n > 64 ? (1ull << (n - 64)) - 1 : 0;
-    };
-    if (!m.counter) {
-        k.hi = k.hi_last = mask_hi_lane(m, L);
-        if (k.hi < 0 || repeatTime <= 0) return k;  // mask 0: no operation ([DOC] ReduceRepeat, 910B)
-        k.repeats = repeatTime;
-        std::memcpy(k.bits, m.bits, sizeof k.bits);
-        std::memcpy(k.last, m.bits, sizeof k.last);
-        return k;
-    }
-    // more elements than UB holds stay that many (ub_operand reports the overrun) without the footprint wrapping
-    const uint64_t total = std::min<uint64_t>(m.total, 1ull << 32);
-    if (total == 0) return k;
-    k.repeats = (int64_t)((total + L - 1) / L);
-    k.hi = L - 1;
-    k.hi_last = (int)(total - (uint64_t)(k.repeats - 1) * L) - 1;
-    low(k.bits, L);
-    low(k.last, k.hi_last + 1);
-    return k;
-}
+ASCEMU_DECL RepeatLanes repeat_lanes(const Mask& m, int L, int64_t repeatTime);
 // Whether the enabled lanes of repeat r were all written (UB_UNINIT_READ otherwise).
 template <class T>
 inline bool lanes_written(const Core* c, const UbView& src, const RepeatLanes& k, int64_t r, uint32_t blk,
@@ -94,12 +71,7 @@ inline bool lanes_written(const Core* c, const UbView& src, const RepeatLanes& k
     }
     return true;
 }
-inline bool repeat_time_ok(int32_t repeatTime, const SL& loc, const char* api) {
-    if (repeatTime >= 0 && repeatTime <= 255) return true;
-    diag("PARAM_RANGE", Sev::Error, loc, strf("%s repeatTime %d not in [0,255]", api, repeatTime),
-         jd("repeatTime", repeatTime));
-    return false;
-}
+ASCEMU_DECL bool repeat_time_ok(int32_t repeatTime, const SL& loc, const char* api);
 
 template <class T>
 inline bool reduce_dtype(Core* c, const SL& loc, const char* api) {
@@ -754,3 +726,7 @@ ASCEMU_MAX_MIN_SPR(GetReduceMaxMinCount)
 #undef ASCEMU_MAX_MIN_SPR
 
 }  // namespace AscendC
+
+#if ASCEMU_WITH_IMPL
+#include "ascemu/impl/reduce_impl.h"
+#endif

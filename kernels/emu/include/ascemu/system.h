@@ -13,29 +13,10 @@ struct KernelTypeReg {
     KernelTypeReg(int key, int v, const SL loc = SL::current()) {
         if (key == rt().cfg.tiling_key) apply(v, loc);
     }
-    static void apply(int v, const SL& loc) {
-        rt().kernel_type = v;
-        bool ok;
-        if constexpr (kIs310P) ok = v == KERNEL_TYPE_AICORE;
-        else
-            ok = v == KERNEL_TYPE_AIV_ONLY || v == KERNEL_TYPE_AIC_ONLY || v == KERNEL_TYPE_MIX_AIV_1_0 ||
-                 v == KERNEL_TYPE_MIX_AIC_1_0 || v == KERNEL_TYPE_MIX_AIC_1_1 || v == KERNEL_TYPE_MIX_AIC_1_2;
-        if (!ok)
-            diag("UNSUPPORTED_KERNEL_TYPE", Sev::Warning, loc,
-                 strf("kernel type %d is not emulated on %s; the kernel runs on AI Cores/AIV instead", v,
-                      kProfile.name),
-                 jd("kernel_type", v));
-    }
+    static void apply(int v, const SL& loc);
 };
 
-inline void load_tiling(void* dst, size_t n, const void* src, const SL& loc) {
-    Core* c = api_enter("GET_TILING_DATA", loc);
-    (void)c;
-    GmAccess a = gm_check(src, n, false, 1, loc, "GET_TILING_DATA");
-    std::memset(dst, 0, n);
-    if (a.buf) std::memcpy(dst, src, a.ok);
-    else if (src) std::memcpy(dst, src, n);  // raw host pointer (CPU-twin style): unchecked
-}
+ASCEMU_DECL void load_tiling(void* dst, size_t n, const void* src, const SL& loc);
 
 // printf argument capture
 struct PArg {
@@ -60,41 +41,7 @@ inline PArg parg(const A& a) {
     else return PArg{PArg::P, 0, 0, 0, 0, nullptr};
 }
 
-inline std::string format_printf(const char* fmt, const PArg* a, size_t n) {
-    std::string o;
-    size_t k = 0;
-    for (const char* p = fmt; *p; ++p) {
-        if (*p != '%') { o += *p; continue; }
-        if (p[1] == '%') { o += '%'; ++p; continue; }
-        std::string spec = "%";
-        ++p;
-        while (*p && std::strchr("-+ #0123456789.", *p)) spec += *p++;
-        while (*p && std::strchr("hlLqjzt", *p)) ++p;
-        if (!*p) break;
-        char conv = *p;
-        if (k >= n) { o += "<missing>"; continue; }
-        const PArg& x = a[k++];
-        char buf[128];
-        switch (conv) {
-            case 'd': case 'i':
-                std::snprintf(buf, sizeof buf, (spec + "lld").c_str(), x.k == PArg::D ? (long long)x.d : x.i);
-                break;
-            case 'u': case 'x': case 'X': case 'o':
-                std::snprintf(buf, sizeof buf, (spec + "ll" + conv).c_str(), x.k == PArg::D ? (unsigned long long)x.d : x.u);
-                break;
-            case 'f': case 'F': case 'e': case 'E': case 'g': case 'G':
-                std::snprintf(buf, sizeof buf, (spec + conv).c_str(),
-                              x.k == PArg::D ? x.d : (x.k == PArg::U ? (double)x.u : (double)x.i));
-                break;
-            case 's': std::snprintf(buf, sizeof buf, (spec + 's').c_str(), x.k == PArg::S && x.s ? x.s : "(null)"); break;
-            case 'p': std::snprintf(buf, sizeof buf, "%p", x.p); break;
-            case 'c': std::snprintf(buf, sizeof buf, "%c", (char)x.i); break;
-            default: std::snprintf(buf, sizeof buf, "<%%%c?>", conv);
-        }
-        o += buf;
-    }
-    return o;
-}
+ASCEMU_DECL std::string format_printf(const char* fmt, const PArg* a, size_t n);
 
 // The system workspace a launch's framework sets before the kernel starts.  CANN's framework does so for a
 // custom-operator project and for a kernel-launch build compiled with HAVE_WORKSPACE, from the kernel's workspace
@@ -103,11 +50,11 @@ inline std::string format_printf(const char* fmt, const PArg* a, size_t n) {
 // ascemu treats an argument of role "workspace" (what the workbench's op launches and emu.Workspace pass, standing
 // for the framework's workspace argument) as that argument; with HAVE_WORKSPACE and none, the pointer the kernel
 // passes to GetUserWorkspace.  Launches built on raw GM (aclrtMalloc in .asc programs, GmAlloc) get neither.
+// The launch's workspace-role argument: `passed` when it lies in one, else the first; null when there is none.
+ASCEMU_DECL uint8_t* workspace_argument(uint8_t* passed);
+// Inline, not in the separately compiled runtime (ascemu/linkage.h): HAVE_WORKSPACE is the kernel build's macro.
 inline uint8_t* framework_sys_workspace(uint8_t* passed) {
-    Runtime& R = rt();
-    if (const GmBuf* in = passed ? gm_find(passed) : nullptr; in && in->role == Role::Workspace) return in->base;
-    for (auto& b : R.gm)
-        if (b->role == Role::Workspace) return b->base;
+    if (uint8_t* w = workspace_argument(passed)) return w;
 #ifdef HAVE_WORKSPACE
     return passed;
 #else
@@ -238,15 +185,9 @@ inline void DumpTensor(const GlobalTensor<T>& t, uint32_t desc, uint32_t dumpSiz
     DumpTensor(t, desc, dumpSize, loc);
 }
 
-inline void trap(ASCEMU_SL) {
-    ascemu::api_enter("trap", loc);
-    ascemu::diag("KERNEL_ABORT", ascemu::Sev::Fatal, loc, "trap() called by the kernel", "{}");
-}
+ASCEMU_DECL void trap(ASCEMU_SL);
 
-inline void Trap(ASCEMU_SL) {
-    ascemu::api_enter("Trap", loc);
-    ascemu::diag("KERNEL_ABORT", ascemu::Sev::Fatal, loc, "Trap() called by the kernel", "{}");
-}
+ASCEMU_DECL void Trap(ASCEMU_SL);
 
 // CANN: "AI Core has global state, such as the atomic-accumulation state and the mask mode, that an operator run
 // before this one may have changed; with static-Tensor programming the kernel must call InitSocState at its entry
@@ -264,10 +205,7 @@ inline void InitSocState(ASCEMU_SL) {
 
 // CANN's CPU twin: which cores of a separated (AIC + AIV) chip a CPU-debug run simulates, called by a host main
 // before ICPU_RUN_KF.  Every emulated core is a vector core, so AIV_MODE and MIX_MODE change nothing.
-inline void SetKernelMode(KernelMode m, ASCEMU_SL) {
-    if (m == KernelMode::AIC_MODE)
-        ascemu::diag("UNSUPPORTED_API", ascemu::Sev::Error, loc, "SetKernelMode(AIC_MODE): cube is not emulated", "{}");
-}
+ASCEMU_DECL void SetKernelMode(KernelMode m, ASCEMU_SL);
 
 }  // namespace AscendC
 
@@ -354,3 +292,7 @@ using ascemu_tiling_t = ::ascemu::TilingStructNotRegistered;
                            std::string("ascendc_assert failed: ") + #cond, "{}");                               \
     } while (0)
 #define ASCENDC_ASSERT(cond, ...) ascendc_assert(cond)
+
+#if ASCEMU_WITH_IMPL
+#include "ascemu/impl/system_impl.h"
+#endif

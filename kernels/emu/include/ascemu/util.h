@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ascemu/fast.h"
+#include "ascemu/linkage.h"
 
 namespace ascemu {
 
@@ -72,46 +73,11 @@ struct Bitmap {
     }
 };
 
-inline std::string strf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-inline std::string strf(const char* fmt, ...) {
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int k = std::vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (k < (int)sizeof buf) return std::string(buf, k < 0 ? 0 : k);
-    std::string s(k + 1, '\0');
-    va_start(ap, fmt);
-    std::vsnprintf(s.data(), s.size(), fmt, ap);
-    va_end(ap);
-    s.resize(k);
-    return s;
-}
+ASCEMU_DECL std::string strf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
-inline void json_escape(std::string& o, const char* s) {
-    o += '"';
-    for (; s && *s; ++s) {
-        unsigned char ch = (unsigned char)*s;
-        switch (ch) {
-            case '"': o += "\\\""; break;
-            case '\\': o += "\\\\"; break;
-            case '\n': o += "\\n"; break;
-            case '\r': o += "\\r"; break;
-            case '\t': o += "\\t"; break;
-            default:
-                if (ch < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", ch); o += b; }
-                else o += (char)ch;
-        }
-    }
-    o += '"';
-}
+ASCEMU_DECL void json_escape(std::string& o, const char* s);
 inline std::string jstr(const std::string& s) { std::string o; json_escape(o, s.c_str()); return o; }
-inline std::string jnum(double v) {
-    if (v != v) return "\"nan\"";
-    if (v == __builtin_inf()) return "\"inf\"";
-    if (v == -__builtin_inf()) return "\"-inf\"";
-    return strf("%.17g", v);
-}
+ASCEMU_DECL std::string jnum(double v);
 
 // details builder: jd("requested", 150, "moved", 128, "dtype", "half") -> {"requested":150,...}
 inline void jd_add(std::string&) {}
@@ -139,3 +105,7 @@ inline std::string jd(A&&... kv) {
 }
 
 }  // namespace ascemu
+
+#if ASCEMU_WITH_IMPL
+#include "ascemu/impl/util_impl.h"
+#endif

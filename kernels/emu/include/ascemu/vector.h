@@ -26,20 +26,9 @@ inline bool dtype_check(bool ok, Core* c, const SL& loc, const char* api) {
     (void)c;
     return ok;
 }
-inline bool unsupported_api(const SL& loc, const char* api, const char* why = "") {
-    diag("UNSUPPORTED_API", Sev::Error, loc, strf("%s is not available on %s%s; no effect", api, kProfile.name, why),
-         jd("api", api, "platform", kProfile.name));
-    return false;
-}
+ASCEMU_DECL bool unsupported_api(const SL& loc, const char* api, const char* why = "");
 
-inline bool count_ok(int64_t count, const SL& loc, const char* api) {
-    if (count < 0) {
-        diag("PARAM_RANGE", Sev::Error, loc, strf("%s with negative count %lld; no effect", api, (long long)count),
-             jd("count", (long long)count));
-        return false;
-    }
-    return true;
-}
+ASCEMU_DECL bool count_ok(int64_t count, const SL& loc, const char* api);
 
 inline uint64_t repeats_for(int64_t count, size_t maxsz) { return (uint64_t)((count * (int64_t)maxsz + 255) / 256); }
 
@@ -50,29 +39,8 @@ struct Mask {
     bool counter = false;
     uint64_t total = 0;
 };
-inline Mask mask_from_scalar(Core* c, uint64_t m, int lanes, bool isSetMask) {
-    Mask k;
-    if (!isSetMask) {
-        k.counter = c->mask_counter;
-        k.total = c->vmask[0];
-        k.bits[0] = c->vmask[0];
-        k.bits[1] = c->vmask[1];
-        return k;
-    }
-    if (c->mask_counter) { k.counter = true; k.total = m; return k; }
-    uint64_t n = std::min<uint64_t>(m, (uint64_t)lanes);
-    if (n >= 64) { k.bits[0] = ~0ull; k.bits[1] = n >= 128 ? ~0ull : ((n - 64) ? ((1ull << (n - 64)) - 1) : 0); }
-    else k.bits[0] = n ? ((1ull << n) - 1) : 0;
-    return k;
-}
-inline Mask mask_from_array(Core* c, const uint64_t* m, int lanes, bool isSetMask) {
-    Mask k;
-    if (!isSetMask || m == nullptr) return mask_from_scalar(c, 0, lanes, false);
-    if (c->mask_counter) { k.counter = true; k.total = m[0]; return k; }
-    k.bits[0] = m[0];
-    k.bits[1] = lanes > 64 ? m[1] : 0;
-    return k;
-}
+ASCEMU_DECL Mask mask_from_scalar(Core* c, uint64_t m, int lanes, bool isSetMask);
+ASCEMU_DECL Mask mask_from_array(Core* c, const uint64_t* m, int lanes, bool isSetMask);
 // Both spellings of CANN's mask parameter (`uint64_t mask[]`, `uint64_t mask`), so that one definition of a
 // mask-form API, instantiated once per spelling (the *_MASK macros), reads either.
 inline Mask mask_of(Core* c, const uint64_t* m, int lanes, bool isSetMask) {
@@ -1042,18 +1010,7 @@ inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const ui
 
 // ------------------------------------------------------------------------------------------------ Compare / Select
 namespace ascemu_detail {
-inline void scratch_check(ascemu::Core* c, const std::source_location& loc, const char* api) {
-    using namespace ascemu;
-    if constexpr (kIs910B) {
-        uint32_t top = 0;
-        for (auto& b : c->bufs) top = std::max(top, b.hi);
-        if (top > kProfile.tmp_ub_offset)
-            diag("UB_SCRATCH_CONFLICT", Sev::Error, loc,
-                 strf("%s uses the API scratch zone [%u, %u) but user buffers reach %u", api, kProfile.tmp_ub_offset,
-                      kProfile.ub_size, top),
-                 jd("scratch_lo", kProfile.tmp_ub_offset, "buffers_end", top));
-    }
-}
+ASCEMU_DECL void scratch_check(ascemu::Core* c, const std::source_location& loc, const char* api);
 template <class T>
 inline bool cmp(T a, T b, CMPMODE m) {
     float x = (float)a, y = (float)b;
@@ -1255,17 +1212,7 @@ inline void SetCmpMask(const LocalTensor<T>& src, ASCEMU_SL) {
 // too.  Lanes outside a mask form's mask keep dst.  Modes 1 and 2 stage their operand in the API scratch zone
 // (the page's "reserve 8 KB of UB", on 310P as on 910B).
 namespace ascemu_detail {
-inline void select_scratch_check(ascemu::Core* c, SELMODE mode, const std::source_location& loc) {
-    using namespace ascemu;
-    if (mode == SELMODE::VSEL_CMPMASK_SPR) return;
-    uint32_t top = 0;
-    for (auto& b : c->bufs) top = std::max(top, b.hi);
-    if (top > kProfile.tmp_ub_offset)
-        diag("UB_SCRATCH_CONFLICT", Sev::Error, loc,
-             strf("Select mode %d uses the API scratch zone [%u, %u) but user buffers reach %u", (int)mode,
-                  kProfile.tmp_ub_offset, kProfile.ub_size, top),
-             jd("scratch_lo", kProfile.tmp_ub_offset, "buffers_end", top));
-}
+ASCEMU_DECL void select_scratch_check(ascemu::Core* c, SELMODE mode, const std::source_location& loc);
 template <typename T, typename U>
 inline bool select_prepare(ascemu::Core* c, SELMODE mode, const std::source_location& loc) {
     using namespace ascemu;
@@ -1499,3 +1446,7 @@ ASCEMU_TENSOR_CMPOP(>=, GE)
 #undef ASCEMU_TENSOR_CMPOP
 
 }  // namespace AscendC
+
+#if ASCEMU_WITH_IMPL
+#include "ascemu/impl/vector_impl.h"
+#endif
