@@ -42,8 +42,8 @@ def edited_copy(case: wb.Case, folder: Path) -> Path:
 
 def variant(case: wb.Case, source: Path | None = None) -> Variant:
     """The variant the run of `case` builds (with `source` in place of the shipped kernel)."""
-    launch = prepare(case, wb.plan(case), wb.make_inputs(case))
-    return load(source or launch.source, launch.entry, launch.platform, launch.defines).variant
+    launch = prepare(case, wb.plan(case), wb.make_inputs(case), source)
+    return load(launch.source, launch.entry, launch.platform, launch.defines, launch.include_dirs).variant
 
 
 def single_unit_seconds(v: Variant, out: Path) -> float:

@@ -163,7 +163,7 @@ class Variant:
         return [
             "-std=c++20",
             self.opt,
-            "-g",
+            "-g1",  # line tables: what a CRASH or KERNEL_EXIT line needs (addr2line); full -g costs a third more time
             "-pthread",
             "-pipe",  # no assembler temporaries on disk (a killed build left 27 MB /tmp/cc*.s)
             f"-DASCEMU_PLATFORM={PLATFORM_MACRO[self.platform]}",
