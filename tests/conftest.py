@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from recorded_run import RECORDED_CASE
 
 import workbench as wb
 from workbench import store
-
-RECORDED_CASE = wb.Case("cast", ("bfloat16", "float16"), (333,))  # a bf16 input: stored as raw bytes, not pickled
 
 
 @pytest.fixture(scope="module")

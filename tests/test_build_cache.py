@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -117,6 +118,24 @@ def test_editing_a_header_rebuilds_only_the_binaries_that_include_it(tmp_path: P
     (tmp_path / "scale.h").write_text("constexpr float SCALE = 1.0f;\n")  # undo: the first binary is found again
     undone = add(tmp_path / "uses.cpp").built()
     assert undone.cached and undone.path == uses.path
+
+
+def test_a_header_saved_while_it_is_compiled_is_never_filed_under_its_new_content(tmp_path: Path) -> None:
+    (tmp_path / "offset.h").write_text("constexpr float OFFSET = 0.0f;\n")
+    body = ADD.read_text().replace('#include "kernel_operator.h"', '#include "kernel_operator.h"\n#include "offset.h"')
+    body = body.replace(
+        "Add(zl, xi, yi, t_.tile);", "Add(zl, xi, yi, t_.tile);\n            Adds(zl, zl, OFFSET, t_.tile);"
+    )
+    source = tmp_path / "k.cpp"
+    source.write_text(fresh(body))
+    kernel = add(source)
+    builder = threading.Thread(target=kernel.built)
+    builder.start()
+    assert _wait_for(lambda: _compilers_of(source))
+    (tmp_path / "offset.h").write_text("constexpr float OFFSET = 100.0f;\n")  # saved while g++ reads the old one
+    builder.join()
+    z, run = launch(add(source))
+    assert not run.faulted and np.array_equal(z, np.arange(N, dtype=np.float32) + 102)
 
 
 def test_a_kernel_defining_a_macro_before_kernel_operator_h_is_built_from_the_headers(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import RECORDED_CASE as CASE
+from recorded_run import RECORDED_CASE as CASE
 
 import workbench as wb
 from workbench import resources, store

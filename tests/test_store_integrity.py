@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import RECORDED_CASE as CASE
+from recorded_run import RECORDED_CASE as CASE
 
 import workbench as wb
 from workbench import store

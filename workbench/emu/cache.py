@@ -298,17 +298,25 @@ def _compile(root: Path, compiler: str, ident: str, unit: Unit, needs: list[Buil
         args = [_named(a, needs) for a in unit.args]
         out = tmp / f"out{unit.suffix}"
         cmd = [compiler, *args, *unit.prefix_maps(), "-MD", "-o", str(out)]  # deps: tmp/out*.d, one per source
-        with progress.stage(unit.what or f"compiling {unit.stem} with g++"):
-            code, log = run_compiler(cmd, tmp)
-        if code != 0:
-            if _out_of_space(log):
-                raise InfrastructureError("build cache", tmp, "no space left on the device", _FIX_CACHE)
-            raise CompileFailed(unit, log)
-        read = sorted({d for f in tmp.glob("*.d") for d in _read_deps(f)})
+        for _ in range(_EDITED_DURING_BUILD_RETRIES):
+            started = time.time_ns()
+            with progress.stage(unit.what or f"compiling {unit.stem} with g++"):
+                code, log = run_compiler(cmd, tmp)
+            if code != 0:
+                if _out_of_space(log):
+                    raise InfrastructureError("build cache", tmp, "no space left on the device", _FIX_CACHE)
+                raise CompileFailed(unit, log)
+            read = sorted({d for f in tmp.glob("*.d") for d in _read_deps(f)})
+            changed = _changed_since(read, started)
+            if not changed:
+                break
+            # saved while g++ read it: the binary may be of the old text and the hash of the new one; compile again
+        else:
+            raise InfrastructureError("build input", changed[0], "keeps changing while it is compiled", "run again")
         hashed = [(d, file_digest(d)) for d in read]  # before the stat signatures: a hash is of what was stat'ed
-        missing = [d for d, h in hashed if h is None]
-        if missing:  # read by the compiler, gone now: a file changing under the build; the next run compiles again
-            raise InfrastructureError("build input", missing[0], "vanished during the build", "run again")
+        if any(h is None for _, h in hashed):
+            gone = next(d for d, h in hashed if h is None)
+            raise InfrastructureError("build input", gone, "vanished during the build", "run again")
         deps = {d: (d, str(h), tuple(_signature(d))) for d, h in hashed}
         for n in needs:  # what the needs were made from, and the needs themselves, are this artifact's inputs too
             for d in (*n.deps, (str(n.path), str(file_digest(n.path)), tuple(_signature(str(n.path))))):
@@ -347,6 +355,21 @@ def _compile(root: Path, compiler: str, ident: str, unit: Unit, needs: list[Buil
     finally:
         claim.close()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+_EDITED_DURING_BUILD_RETRIES = 3
+
+
+def _changed_since(paths: list[str], started_ns: int) -> list[str]:
+    """The files written (or gone) since `started_ns`: any write sets a file's ctime to the time of the write."""
+    out = []
+    for path in paths:
+        try:
+            if os.stat(path).st_ctime_ns >= started_ns:
+                out.append(path)
+        except OSError:
+            out.append(path)
+    return out
 
 
 def _named(arg: str, needs: list[Built]) -> str:
