@@ -121,18 +121,20 @@ def test_editing_a_header_rebuilds_only_the_binaries_that_include_it(tmp_path: P
 
 
 def test_a_header_saved_while_it_is_compiled_is_never_filed_under_its_new_content(tmp_path: Path) -> None:
-    (tmp_path / "offset.h").write_text("constexpr float OFFSET = 0.0f;\n")
     body = ADD.read_text().replace('#include "kernel_operator.h"', '#include "kernel_operator.h"\n#include "offset.h"')
-    body = body.replace(
-        "Add(zl, xi, yi, t_.tile);", "Add(zl, xi, yi, t_.tile);\n            Adds(zl, zl, OFFSET, t_.tile);"
-    )
+    add_line = "Add(zl, xi, yi, t_.tile);"
+    body = body.replace(add_line, f"{add_line}\n            Adds(zl, zl, OFFSET, t_.tile);")
     source = tmp_path / "k.cpp"
     source.write_text(fresh(body))
-    kernel = add(source)
-    builder = threading.Thread(target=kernel.built)
+    header = tmp_path / "offset.h"
+    os.mkfifo(header)  # g++ blocks at the #include until the test hands it the old text: the race made certain
+    builder = threading.Thread(target=add(source).built)
     builder.start()
-    assert _wait_for(lambda: _compilers_of(source))
-    (tmp_path / "offset.h").write_text("constexpr float OFFSET = 100.0f;\n")  # saved while g++ reads the old one
+    with open(header, "w") as fifo:
+        fifo.write("constexpr float OFFSET = 0.0f;\n")
+    saved = tmp_path / "offset.h.saved"
+    saved.write_text("constexpr float OFFSET = 100.0f;\n")
+    os.replace(saved, header)  # the editor's save, while g++ still compiles what it read
     builder.join()
     z, run = launch(add(source))
     assert not run.faulted and np.array_equal(z, np.arange(N, dtype=np.float32) + 102)
