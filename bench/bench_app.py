@@ -42,20 +42,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 BUDGET_S = 3.0
 STATES = ("cold", "warm", "at once")
-START_S = 120.0
-PAGE_S = 180.0
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from test_browser import RECORDER  # noqa: E402 - what "on screen" means, as the browser test records it
+from test_browser import CHROMIUM_ARGS, PAGE_S, RECORDER  # noqa: E402 - what "on screen" means there
 
 
 @dataclass(frozen=True)

@@ -107,33 +107,6 @@ def test_bad_ports_are_one_line_errors(command: str, capsys: pytest.CaptureFixtu
     assert code == 2 and err.strip().endswith("argument --port: invalid int value: 'x'")
 
 
-def test_lab_serves_the_copied_notebooks_and_stops_on_ctrl_c(tmp_path: Path) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "workbench", "lab", "--no-browser", "--dir", "nb"],
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config")},  # no user settings
-    )
-    try:
-        assert proc.stdout is not None
-        url = proc.stdout.readline().strip()  # printed once the server answers
-        assert url.startswith("http://127.0.0.1:") and "/lab?token=" in url, url
-        base, token = url.split("/lab?token=")
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        with opener.open(f"{base}/api/contents?token={token}", timeout=30) as reply:
-            listed = {item["name"] for item in json.load(reply)["content"]}
-        assert listed == {p.name for p in resources.notebooks_dir().glob("*.ipynb")}
-        assert listed == {p.name for p in (tmp_path / "nb").iterdir()}
-    finally:
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and err.rstrip().endswith("workbench: interrupted"), err
-    assert "Traceback" not in err and f"copied {len(listed)} notebook(s) into" in err
-
-
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never through an HTTP proxy
 
 
@@ -173,6 +146,19 @@ def stop(proc: subprocess.Popen[str]) -> str:
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     return err
+
+
+def test_lab_serves_the_copied_notebooks_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    with serving("lab", tmp_path, "--dir", "nb") as (proc, url):
+        assert "/lab?token=" in url, url
+        base, token = url.split("/lab?token=")
+        with OPENER.open(f"{base}/api/contents?token={token}", timeout=30) as reply:
+            listed = {item["name"] for item in json.load(reply)["content"]}
+        assert listed == {p.name for p in resources.notebooks_dir().glob("*.ipynb")}
+        assert listed == {p.name for p in (tmp_path / "nb").iterdir()}
+        err = stop(proc)
+    assert err.rstrip().endswith("workbench: interrupted"), err
+    assert "Traceback" not in err and f"copied {len(listed)} notebook(s) into" in err
 
 
 def start_kernel(command: str, base: str, token: str) -> str:
