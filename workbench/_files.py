@@ -17,6 +17,13 @@ from pathlib import Path
 from .errors import InfrastructureError, InvalidInput
 
 _NO_SPACE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+CACHE_ENV = "WORKBENCH_CACHE"
+
+
+def cache_home() -> Path:
+    """Where the workbench keeps what it can make again (emu/ builds, npu/ libraries, charts/): $WORKBENCH_CACHE, else
+    ~/.cache/ascendc-workbench."""
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "ascendc-workbench")
 
 
 def os_error(what: str, path: str | Path, exc: OSError, fix: str | None = None) -> InfrastructureError:

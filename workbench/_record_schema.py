@@ -22,7 +22,7 @@ import numpy as np
 from .case import Case
 from .dtypes import np_dtype
 from .errors import InvalidInput, WorkbenchError
-from .pipeline import MAX_SEED
+from .pipeline import MAX_BLOCK_DIM, MAX_SEED
 
 SCHEMA = 2
 FIELDS = (
@@ -49,7 +49,6 @@ SOURCES = ("emulator", "npu")
 BACKENDS = ("emu", "npu")  # a replay is a record already
 KERNELS = ("shipped", "edited copy")
 SEVERITIES = ("info", "warning", "error", "fatal")
-MAX_BLOCK_DIM = 65535  # CANN's limit on a launch's block_dim
 # How each kind of record says its times were taken (criteria.kernel_time reads the first word)
 EMULATOR_TIMING = "emulator wall time"
 TIMING_PREFIX = {("npu", "npu"): "measured", ("emulator", "npu"): "predicted", ("emulator", "emu"): EMULATOR_TIMING}

@@ -22,7 +22,7 @@ MAX_TENSOR_BYTES = 2**63 - 1  # GM addresses and byte offsets are int64 in the k
 
 
 MAX_UB_SIZE = 2**31 - 1  # what-if bounds: TilingData's UB-derived fields are 32-bit
-MAX_CORES = 65535  # blockDim is a uint16 launch parameter
+MAX_BLOCK_DIM = 65535  # CANN's limit on a launch's blockDim (a uint16 launch parameter): also the most cores
 
 
 def plan(
@@ -45,7 +45,7 @@ def plan(
         return spec.tiling(case)
     soc = case.soc
     ub = soc.ub_size if ub_size is None else _what_if("ub_size", ub_size, 1, MAX_UB_SIZE)
-    cores = soc.core_num if core_count is None else _what_if("core_count", core_count, 1, MAX_CORES)
+    cores = soc.core_num if core_count is None else _what_if("core_count", core_count, 1, MAX_BLOCK_DIM)
     if soc.traits.coupled:  # GetCoreNum reads AI Cores on coupled SoCs, vector cores on split ones
         soc = dataclasses.replace(soc, ub_size=ub, ai_core_cnt=cores)
     else:

@@ -20,12 +20,12 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .. import progress
+from .._files import cache_home
 from ..dtypes import canonical
 from ..errors import WorkbenchError
 from ..launch import POISON, Diagnostic, PreparedLaunch
@@ -135,7 +135,7 @@ def _device_library(launch: PreparedLaunch) -> tuple[Any, float, str | None]:
     from ..npu.build import build, cann_home, cann_version
 
     home = cann_home()
-    cache = Path(os.environ.get("WORKBENCH_CACHE", Path.home() / ".cache" / "ascendc-workbench")) / "npu"
+    cache = cache_home() / "npu"
     t0 = time.perf_counter()
     with progress.stage(f"building {launch.entry} for {launch.platform} with CANN"):
         built = build(launch.op, launch.platform, cache / f"{launch.op}-{launch.platform}", kernel=launch)

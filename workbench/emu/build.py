@@ -27,14 +27,10 @@ from .._files import check_text_source
 from ..errors import InvalidInput, WorkbenchError
 from .cache import Built, CompileFailed, Unit, cache_root, compile_cached, ensure_file, file_digest, need
 
-__all__ = ["PLATFORM_MACRO", "BuildError", "Built", "CompileError", "Variant", "build", "cache_dir", "defines_of"]
+__all__ = ["PLATFORM_MACRO", "BuildError", "Built", "CompileError", "Variant", "build", "defines_of"]
 
 PLATFORM_MACRO = {"P310": "ascend310p", "P910B": "ascend910b"}
 _EMU_TOKEN = "/__ascemu__"  # the emulator's folder, as binaries and keys see it
-
-
-def cache_dir() -> Path:
-    return cache_root()
 
 
 @dataclass(frozen=True)

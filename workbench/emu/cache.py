@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import progress
-from .._files import os_error
+from .._files import cache_home, os_error
 from ..errors import InfrastructureError, WorkbenchError
 
 SCHEMA = 2  # bump when the layout or the key's recipe changes: older entries are then never matched
@@ -46,7 +46,7 @@ _FIX_CACHE = "set WORKBENCH_CACHE to a writable folder (or free space / fix the 
 
 def cache_root() -> Path:
     """The emulator's cache folder, created on first use: $WORKBENCH_CACHE/emu (default ~/.cache/ascendc-workbench)."""
-    root = Path(os.environ.get("WORKBENCH_CACHE") or Path.home() / ".cache" / "ascendc-workbench") / "emu"
+    root = cache_home() / "emu"
     for folder in (root.parent, root):
         if folder.exists() and not folder.is_dir():
             raise InfrastructureError("build cache", folder, "is a file, not a folder", _FIX_CACHE)

@@ -29,6 +29,7 @@ import numpy as np
 from .._files import os_error
 from ..errors import InfrastructureError, InvalidInput
 from ..launch import POISON, Diagnostic, poison
+from ..pipeline import MAX_BLOCK_DIM
 from . import worker
 from .scratch import SCRATCH_FIX, Scratch, acquire, gm_file_size, read_all, release, write_all
 
@@ -74,7 +75,7 @@ LAUNCH_OPTIONS: dict[str, tuple[Any, str]] = {
     "strict": _boolean(),
     "threads": _integer(1, 1 << 16),
     "seed": _integer(0, 1 << 53),
-    "core_count": _integer(1, 65535),
+    "core_count": _integer(1, MAX_BLOCK_DIM),
     "poll_yield": _integer(2, (1 << 31) - 1),
     "gm_alloc": _one_of("acl", "exact"),
     "ub_poison": _integer(0, 255),

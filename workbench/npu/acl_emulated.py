@@ -287,9 +287,10 @@ def _launch(
     from ..backends import emu
     from ..launch import POISON
     from ..perfmodel import predict
+    from ..pipeline import MAX_BLOCK_DIM
     from ..platform import get_platform
 
-    if stream not in _S.clocks or not 0 < block_dim <= 65535:
+    if stream not in _S.clocks or not 0 < block_dim <= MAX_BLOCK_DIM:
         return _INVALID
     tensor_ptrs, workspace_ptr = pointers[: len(launch.args)], pointers[len(launch.args)]
     try:

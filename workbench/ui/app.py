@@ -11,7 +11,6 @@ import contextlib
 import functools
 import html
 import importlib.metadata
-import os
 import re
 import threading
 import time
@@ -23,14 +22,14 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 
 from .. import backends, progress
-from .._files import atomic_write
+from .._files import atomic_write, cache_home
 from ..case import Case
 from ..compare import STANDARDS
 from ..demo import examples
 from ..emu.build import BuildError
 from ..errors import WorkbenchError
 from ..opspec import REQUIRED
-from ..pipeline import plan
+from ..pipeline import MAX_BLOCK_DIM, plan
 from ..platform import PLATFORMS
 from ..profiling import attach
 from ..registry import OPS
@@ -121,7 +120,7 @@ class Workbench:
             ),
             "ub_size": _field("UB size", w.BoundedIntText(min=1, max=2**31 - 1), "wb-whatif-ub"),
             "ub_reserve": _field("reserve", w.BoundedIntText(min=0, max=2**31 - 2), "wb-whatif-reserve"),
-            "core_count": _field("cores", w.BoundedIntText(min=1, max=65535), "wb-whatif-cores"),
+            "core_count": _field("cores", w.BoundedIntText(min=1, max=MAX_BLOCK_DIM), "wb-whatif-cores"),
         }
         self.controls = c
         self._dtype_boxes: list[w.Dropdown] = []
@@ -484,7 +483,7 @@ def offline_charts() -> None:
     if not isinstance(getattr(chart, "_is_offline", None), bool) or chart._is_offline:
         chart.enable_offline()
         return
-    root = Path(os.environ.get("WORKBENCH_CACHE") or Path.home() / ".cache" / "ascendc-workbench")
+    root = cache_home()
     versions = f"altair{alt.__version__}-vlconvert{importlib.metadata.version('vl-convert-python')}"
     cached = root / "charts" / f"jupyterchart-{versions}.js"
     with contextlib.suppress(OSError, UnicodeDecodeError):
