@@ -10,6 +10,7 @@ import pytest
 
 import workbench as wb
 from workbench import pipeline, reruns, runner
+from workbench.errors import InvalidInput
 
 CASE = wb.Case("cast", ("float32", "float16"), (4099,))
 
@@ -80,3 +81,15 @@ def test_the_cache_is_bounded_in_bytes(counted: dict[str, int], monkeypatch: pyt
     wb.run(CASE, seed=1)
     wb.run(CASE, seed=1)
     assert counted["inputs"] == 6 and reruns.held() == 0
+
+
+def test_the_size_is_bytes_or_a_size_and_a_bad_one_is_refused_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("WORKBENCH_RERUN_CACHE", "512M")
+    assert reruns.limit() == 512 << 20
+    monkeypatch.setenv("WORKBENCH_RERUN_CACHE", "1G")
+    assert reruns.limit() == 1 << 30
+    monkeypatch.setenv("WORKBENCH_RERUN_CACHE", "lots")
+    with pytest.raises(InvalidInput, match="WORKBENCH_RERUN_CACHE: got 'lots'"):
+        wb.run(CASE, seed=9)

@@ -3,8 +3,9 @@ of `wb.run` over edits of one kernel. Inputs are a pure function of (case, seed,
 function of the inputs, so a second run of the same key needs neither again; what changes between reruns (the
 kernel, the backend) is always run.
 
-The cache is bounded in bytes (least recently used first out; WORKBENCH_RERUN_CACHE, default 1 GiB, 0 turns it
-off) and holds read-only arrays: nothing a run hands out can change what a later run compares against.
+The cache is bounded in bytes (least recently used first out; WORKBENCH_RERUN_CACHE: bytes or a size such as 512M,
+default 1 GiB, 0 turns it off) and holds read-only arrays: nothing a run hands out can change what a later run
+compares against.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from typing import Any
 import numpy as np
 
 from .case import Case
+from .memory import parse_size
 
 DEFAULT_BYTES = 1 << 30
+LIMIT_ENV = "WORKBENCH_RERUN_CACHE"
 
 Key = tuple[Case, int, str]
 Entry = tuple[dict[str, np.ndarray], dict[str, np.ndarray], float]  # (inputs, expected, golden seconds), read-only
@@ -29,8 +32,11 @@ _entries: OrderedDict[Key, tuple[Entry, int]] = OrderedDict()
 
 
 def limit() -> int:
-    text = os.environ.get("WORKBENCH_RERUN_CACHE", "")
-    return int(text) if text.isdigit() else DEFAULT_BYTES
+    """The cache's size in bytes: $WORKBENCH_RERUN_CACHE (a byte count or a size such as 512M; 0: off), else 1 GiB."""
+    text = os.environ.get(LIMIT_ENV, "").strip()
+    if not text:
+        return DEFAULT_BYTES
+    return 0 if text == "0" else parse_size(text, LIMIT_ENV)
 
 
 def get(key: Key) -> Entry | None:
@@ -52,10 +58,11 @@ def put(key: Key, inputs: Mapping[str, np.ndarray], expected: Mapping[str, np.nd
     if size > budget:
         return entry
     with _lock:
+        _entries.pop(key, None)
         _entries[key] = (entry, size)
-        _entries.move_to_end(key)
-        while sum(s for _, s in _entries.values()) > budget:
-            _entries.popitem(last=False)
+        held = sum(s for _, s in _entries.values())
+        while held > budget:
+            held -= _entries.popitem(last=False)[1][1]
     return entry
 
 
