@@ -12,9 +12,8 @@ if TYPE_CHECKING:
     from ...runner import Result
 
 BANDWIDTH, ETA = 204e9, 0.5  # docs/ops/embedding_dense_grad.md §6: 204 GB/s (GB = 1e9), 50 %
-RULE = (
-    "T ≤ 1.1 · T_theory (T_theory < 100 µs: 1.3 ·, else explain), T_theory = (grad + indices bytes)·2 / (204 GB/s·0.5)"
-)
+T_THEORY = f"T_theory = (grad + indices bytes)·2 / ({BANDWIDTH / 1e9:g} GB/s·{ETA:g})"
+RULE = f"T ≤ 1.1 · T_theory (T_theory < 100 µs: 1.3 ·, else explain), {T_THEORY}"
 
 
 def theory_s(result: Result) -> float:
@@ -38,5 +37,5 @@ def criteria(result: Result, t: Time, tbe: Time, reference: Result | None) -> li
     factor = 1.1 if theory >= 100e-6 else 1.3
     detail = f"kernel {t.seconds * 1e6:.3g} µs ({t.source}) vs {factor} × T_theory {theory * 1e6:.3g} µs"
     outcome = "pass" if t.seconds <= factor * theory else ("fail" if theory >= 100e-6 else "explain")
-    bound = Time(theory, THEORETICAL, "T_theory = (grad + indices bytes)·2 / (204 GB/s·0.5)")
+    bound = Time(theory, THEORETICAL, T_THEORY)
     return [judge(name, RULE, outcome, detail, ("kernel", t), ("T_theory", bound))]
