@@ -3,7 +3,7 @@
 //
 // Compile it once per platform and set of compile flags, then link it with kernels built with
 // -DASCEMU_SEPARATE_RUNTIME and the same flags:
-//   g++ -std=c++20 -O2 -g -pthread -DASCEMU_PLATFORM=ascend310p -I kernels/emu/include \
+//   g++ -std=c++20 -O2 -g -pthread -DASCEMU_PLATFORM=ascend310p -I kernels/emu/include
 //       -c kernels/emu/runtime/ascemu_runtime.cpp -o ascemu_runtime_310p.o
 // It defines every ASCEMU_DECL function of the ascemu headers exactly once, and reads no macro a kernel build sets
 // (DTYPE_*, ASCEMU_CANN_STRICT, HAVE_WORKSPACE, ...): what depends on one stays inline in the headers.

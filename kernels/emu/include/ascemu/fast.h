@@ -44,9 +44,10 @@ inline bool non_finite(float v) { return (f32_bits(v) & 0x7f800000u) == 0x7f8000
 enum class Bin { Add, Sub, Mul, Div };
 
 // The clone functions below are defined in impl/fast_impl.h: static (a copy per translation unit) header-only, once
-// in the runtime with -DASCEMU_SEPARATE_RUNTIME (ascemu/linkage.h).  They are never inlined either way (a
-// target_clones function is called through its resolver), so a kernel loses nothing by not compiling them: their
-// three instruction-set versions are most of the code a kernel with float vector ops generates otherwise.
+// in the runtime with -DASCEMU_SEPARATE_RUNTIME (ascemu/linkage.h).  Where they are target_clones (x86, without
+// -DASCEMU_NO_CLONES) they are never inlined either way (called through their resolver), so a kernel loses nothing by
+// not compiling them: their three instruction-set versions are most of the code a kernel with float vector ops
+// generates otherwise.
 #ifdef ASCEMU_SEPARATE_RUNTIME
 #define ASCEMU_FAST_LINKAGE
 #else

@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
-#include <tuple>
 
 #include "ascemu/linkage.h"
 #include "ascemu/system.h"
@@ -157,7 +156,7 @@ ASCEMU_DECL void core_leave(Core* c);
 // CANN's limit on a launch's blockDim (the <<<>>> launch and aclrtLaunchKernel take at most 65535 blocks).
 inline constexpr int kMaxBlockDim = 65535;
 
-// Runs body(core_index) on block_dim emulated cores.  Returns the §5.6 exit code (fatal paths _exit).
+// Runs body(core_index) on block_dim emulated cores.  Returns the §5.6 exit code (fatal paths process_exit).
 ASCEMU_DECL int launch(int block_dim, const std::function<void()>& body);
 
 // ------------------------------------------------------------------------------------------------ CPU-twin shims

@@ -435,7 +435,7 @@ struct Runtime {
 };
 
 inline Runtime*& rt_slot() {
-    static Runtime* r = new Runtime();  // never destroyed at exit: core threads may outlive main's statics on _exit
+    static Runtime* r = new Runtime();  // never destroyed at exit: core threads may outlive main's statics
     return r;
 }
 inline Runtime& rt() { return *rt_slot(); }
@@ -483,8 +483,6 @@ struct GmAccess {
     size_t off = 0;
     size_t ok = 0;  // bytes inside the allocation (from the start)
 };
-
-ASCEMU_DECL void race_snapshot(Core* c, const uint8_t* p, size_t len);
 
 // A GlobalTensor hands out `addr`; its SetGlobalBuffer was given `origin` (see Core::gm_view_addr).  Every API that
 // takes its GM address from a GlobalTensor (DataCopy, DataCopyPad, SyncAll, Get/SetValue, ...) is then judged by

@@ -6,7 +6,7 @@
 namespace ascemu {
 
 ASCEMU_DECL std::map<const uint8_t*, size_t>& gm_mappings() {
-    static auto* m = new std::map<const uint8_t*, size_t>();  // never destroyed (crash paths _exit)
+    static auto* m = new std::map<const uint8_t*, size_t>();  // never destroyed (crash paths end in process_exit)
     return *m;
 }
 
@@ -411,21 +411,11 @@ ASCEMU_DECL void launch_end_checks() {
         for (auto& r : R.regions)
             if (r.lo < p.hi && p.lo < r.hi) in_region = true;
         if (in_region) continue;
-        SL loc = SL::current();
-        Core* saved = t_core;
-        t_core = R.cores[p.reader].get();
-        const char* saved_api = t_core->last_api;
-        t_core->last_api = p.rapi;
         std::string msg = strf("core %d reads GM bytes core %d wrote in the same epoch (no barrier between them)",
                                p.reader, p.writer);
         std::string det = jd("reader", p.reader, "writer", p.writer, "reader_file", p.rfile, "reader_line", p.rline,
                              "writer_file", p.wfile, "writer_line", p.wline, "bytes", (long long)(p.hi - p.lo));
         // report at the reader's statement
-        struct FakeLoc {
-            const char* f;
-            unsigned l;
-        };
-        (void)loc;
         {
             std::lock_guard<std::mutex> g(R.dm);
             DiagRec d;
@@ -441,8 +431,6 @@ ASCEMU_DECL void launch_end_checks() {
             R.diags.push_back(d);
             R.kind_counts["GM_RW_RACE"]++;
         }
-        t_core->last_api = saved_api;
-        t_core = saved;
     }
     for (auto& b : R.gm)
         if (b->role == Role::Output) {

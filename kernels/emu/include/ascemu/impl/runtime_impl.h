@@ -745,7 +745,7 @@ ASCEMU_DECL void write_report(int exit_code) {
 [[noreturn]] ASCEMU_DECL void fatal_exit(int code) {
     Runtime& R = rt();
     if (R.finishing.exchange(true)) {
-        for (;;) pause();  // another thread is finalising; it will _exit
+        for (;;) pause();  // another thread is finalising; it ends the process (process_exit)
     }
     write_report(code);
     std::fflush(stdout);

@@ -77,10 +77,6 @@ ASCEMU_DECL bool KernelStatics::kernel_symbol(std::string_view n) {
     return true;
 }
 
-}  // namespace ascemu
-
-namespace ascemu {
-
 ASCEMU_DECL void serve_reset(int64_t kernel_type) {
     Runtime* old = rt_slot();
     for (auto& b : old->gm)
