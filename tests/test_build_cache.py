@@ -298,6 +298,7 @@ def test_interrupting_a_build_stops_the_compiler(tmp_path: Path, sig: signal.Sig
     try:
         assert _wait_for(lambda: _compilers_of(source)), proc.stderr
         before = _temporaries()
+        assert before  # the build's own folder, while its compiler runs
         proc.send_signal(sig)  # the workbench's own pid only: its compiler's process group must go with it
         _, err = proc.communicate(timeout=30)
         assert proc.returncode == 130, err

@@ -18,6 +18,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import pytest
 from test_cli import run  # the CLI in-process, exit code and output captured
@@ -124,7 +125,7 @@ def serving(command: str, cwd: Path, *extra: str) -> Iterator[tuple[subprocess.P
     )
     try:
         assert proc.stdout is not None
-        url = proc.stdout.readline().strip()  # printed once the server answers
+        url = _first_line(proc.stdout).strip()  # printed once the server answers
         if not url.startswith("http://127.0.0.1:"):
             proc.kill()
             pytest.fail(f"`workbench {command}` printed no URL: {proc.communicate()}", pytrace=False)
@@ -140,12 +141,21 @@ def serving(command: str, cwd: Path, *extra: str) -> Iterator[tuple[subprocess.P
             proc.communicate()  # reaps it and closes the pipes
 
 
-def stop(proc: subprocess.Popen[str]) -> str:
-    """Ctrl-C, as a user stops it; its stderr."""
+def _first_line(stream: IO[str]) -> str:
+    """The first line, read byte by byte: nothing after it is held in a buffer where communicate() cannot see it."""
+    raw = stream.buffer.raw  # type: ignore[attr-defined]
+    line = b""
+    while not line.endswith(b"\n") and (byte := raw.read(1)):
+        line += byte
+    return line.decode()
+
+
+def stop(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    """Ctrl-C, as a user stops it; what it printed after its URL (stdout) and its stderr."""
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
-    return err
+    return out, err
 
 
 def test_lab_serves_the_copied_notebooks_and_stops_on_ctrl_c(tmp_path: Path) -> None:
@@ -156,7 +166,7 @@ def test_lab_serves_the_copied_notebooks_and_stops_on_ctrl_c(tmp_path: Path) -> 
             listed = {item["name"] for item in json.load(reply)["content"]}
         assert listed == {p.name for p in resources.notebooks_dir().glob("*.ipynb")}
         assert listed == {p.name for p in (tmp_path / "nb").iterdir()}
-        err = stop(proc)
+        _, err = stop(proc)
     assert err.rstrip().endswith("workbench: interrupted"), err
     assert "Traceback" not in err and f"copied {len(listed)} notebook(s) into" in err
 
@@ -217,8 +227,7 @@ def test_a_clean_session_prints_only_our_own_lines(command: str, tmp_path: Path)
         path = f"/api/kernels/{kernel}/channels?token={token}&session_id=test"
         assert handshake(base, path, base) == 101
         time.sleep(2)  # the kernel is up and has said what it had to say
-        err = stop(proc)
-        out = proc.stdout.read() if proc.stdout and not proc.stdout.closed else ""
+        out, err = stop(proc)
     lines = err.splitlines()
     assert lines and all(line.startswith("workbench: ") for line in lines), err
     assert lines[-1] == "workbench: interrupted" and out == "", (out, err)

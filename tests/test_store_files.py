@@ -35,7 +35,8 @@ ARGV = ["record", "cast", "--dtype", "float32:float16", "--shape", "64", "--quie
 
 
 @pytest.fixture(scope="module")
-def live() -> wb.Result:
+def small_run() -> wb.Result:
+    """A run small enough that its record's npz fits in one page of a tmpfs."""
     return wb.run(CASE)
 
 
@@ -54,9 +55,9 @@ def names(folder: Path) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------------------- names
-def test_the_name_is_kept_as_given(live: wb.Result, tmp_path: Path) -> None:
-    first = store.record(live, tmp_path / "run.v1")
-    second = store.record(live, tmp_path / "run.v2")
+def test_the_name_is_kept_as_given(small_run: wb.Result, tmp_path: Path) -> None:
+    first = store.record(small_run, tmp_path / "run.v1")
+    second = store.record(small_run, tmp_path / "run.v2")
     assert (first, second) == (tmp_path / "run.v1.json", tmp_path / "run.v2.json")
     assert names(tmp_path) == ["run.v1.json", "run.v1.npz", "run.v2.json", "run.v2.npz"]
     assert store.load(tmp_path / "run.v1").path == first and store.load(second).path == second
@@ -64,34 +65,46 @@ def test_the_name_is_kept_as_given(live: wb.Result, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("given", ["run.json", "run.npz"])
-def test_a_trailing_json_or_npz_names_the_pair(live: wb.Result, tmp_path: Path, given: str) -> None:
-    assert store.record(live, tmp_path / given) == tmp_path / "run.json"
+def test_a_trailing_json_or_npz_names_the_pair(small_run: wb.Result, tmp_path: Path, given: str) -> None:
+    assert store.record(small_run, tmp_path / given) == tmp_path / "run.json"
     assert names(tmp_path) == ["run.json", "run.npz"]
 
 
-@pytest.mark.parametrize("given", ["", ".", ".json", "runs/.npz"])
-def test_a_path_without_a_name_is_refused(live: wb.Result, tmp_path: Path, given: str) -> None:
+@pytest.mark.parametrize(
+    ("given", "error", "message"),
+    [
+        ("", InfrastructureError, "is a folder, not a record's name"),
+        (".", InfrastructureError, "is a folder, not a record's name"),
+        (".json", InvalidInput, "allowed: a file name such as"),
+        ("runs/.npz", InvalidInput, "allowed: a file name such as"),
+    ],
+)
+def test_a_path_without_a_name_is_refused(
+    small_run: wb.Result, tmp_path: Path, given: str, error: type[Exception], message: str
+) -> None:
     (tmp_path / "runs").mkdir()
-    with pytest.raises((InvalidInput, InfrastructureError), match="record"):
-        store.record(live, str(tmp_path / given) if given else given)
+    with pytest.raises(error, match=f"^record.*{message}"):
+        store.record(small_run, str(tmp_path / given) if given else given)
     assert names(tmp_path / "runs") == []
 
 
 # ----------------------------------------------------------------------------------------- no overwrite
 @pytest.mark.parametrize("existing", ["run.v1.json", "run.v1.npz"])
-def test_an_existing_record_is_never_replaced_without_force(live: wb.Result, tmp_path: Path, existing: str) -> None:
+def test_an_existing_record_is_never_replaced_without_force(
+    small_run: wb.Result, tmp_path: Path, existing: str
+) -> None:
     (tmp_path / existing).write_bytes(b"someone's data")
     with pytest.raises(InvalidInput, match=rf"{existing}.*exists.*--force.*force=True"):
-        store.record(live, tmp_path / "run.v1")
+        store.record(small_run, tmp_path / "run.v1")
     assert names(tmp_path) == [existing] and (tmp_path / existing).read_bytes() == b"someone's data"
 
 
-def test_force_replaces_both_files(live: wb.Result, tmp_path: Path) -> None:
-    store.record(live, tmp_path / "run")
-    again = replace(live, timings={**live.timings, "kernel_s": 0.5})
+def test_force_replaces_both_files(small_run: wb.Result, tmp_path: Path) -> None:
+    store.record(small_run, tmp_path / "run")
+    again = replace(small_run, timings={**small_run.timings, "kernel_s": 0.5})
     with pytest.raises(InvalidInput, match="--force"):
         store.record(again, tmp_path / "run")
-    assert store.load(tmp_path / "run").meta["timings"]["kernel_s"] == live.timings["kernel_s"]
+    assert store.load(tmp_path / "run").meta["timings"]["kernel_s"] == small_run.timings["kernel_s"]
     store.record(again, tmp_path / "run", force=True)
     assert store.load(tmp_path / "run").meta["timings"]["kernel_s"] == 0.5
     assert names(tmp_path) == ["run.json", "run.npz"]
@@ -161,94 +174,89 @@ def _tmpfs(options: str) -> Iterator[Path | None]:
         folder.rmdir()
 
 
-def _failing_writes(monkeypatch: pytest.MonkeyPatch, code: int, after: int = 0) -> Callable[[], None]:
-    """Simulate the mount: the store's writes fail with `code` after `after` successful ones."""
-    real = store._write_file
-    calls = {"n": 0}
+@contextlib.contextmanager
+def _read_only_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A read-only mount, or `tmp_path` with the store's write probe failing as the mount would make it fail."""
+    with _tmpfs("ro,size=64k") as mount:
+        if mount is None:
+            monkeypatch.setattr(store, "_probe", lambda f: (_ for _ in ()).throw(OSError(errno.EROFS, "ro", str(f))))
+        yield mount or tmp_path
 
-    def write(path: Path, data: bytes) -> None:
-        calls["n"] += 1
-        if calls["n"] > after:
-            with open(path, "wb"):  # the file exists when the disk fills, as it would
-                pass
-            raise OSError(code, os.strerror(code), str(path))
-        real(path, data)
 
-    monkeypatch.setattr(store, "_write_file", write)
-    return lambda: monkeypatch.setattr(store, "_write_file", real)
+@contextlib.contextmanager
+def _small_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, Callable[[int], None]]]:
+    """A 64 KiB tmpfs and `fill(pages)`, which leaves that many pages free: a record's small npz fits in one page,
+    its JSON then does not. Where this process may not mount, `tmp_path` and a `fill` that makes the store's writes
+    fail with ENOSPC after `pages` successful ones."""
+    with _tmpfs("size=64k") as mount:
+
+        def fill(pages: int) -> None:
+            if mount is not None:
+                st = os.statvfs(mount)
+                (mount / "filler").write_bytes(b"\0" * ((st.f_bavail - pages) * st.f_frsize))
+                return
+            real, calls = store._write_file, {"n": 0}
+
+            def write(path: Path, data: bytes) -> None:
+                calls["n"] += 1
+                if calls["n"] > pages:
+                    with open(path, "wb"):  # the file exists when the disk fills, as it would
+                        pass
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+                real(path, data)
+
+            monkeypatch.setattr(store, "_write_file", write)
+
+        yield mount or tmp_path, fill
 
 
 @pytest.mark.usefixtures("no_run")
 def test_cli_out_on_a_read_only_mount_is_refused_before_running(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with _tmpfs("ro,size=64k") as mount:
-        folder = mount or tmp_path
-        if mount is None:
-            monkeypatch.setattr(store, "_probe", lambda f: (_ for _ in ()).throw(OSError(errno.EROFS, "ro", str(f))))
+    with _read_only_folder(tmp_path, monkeypatch) as folder:
         assert main([*ARGV, "--out", str(folder / "run")]) == 4
         _one_line_exit_4(capsys, str(folder), "read-only")
         assert names(folder) == []
 
 
-def test_record_on_a_read_only_mount(live: wb.Result, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with _tmpfs("ro,size=64k") as mount:
-        folder = mount or tmp_path
-        if mount is None:
-            monkeypatch.setattr(store, "_probe", lambda f: (_ for _ in ()).throw(OSError(errno.EROFS, "ro", str(f))))
+def test_record_on_a_read_only_mount(small_run: wb.Result, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with _read_only_folder(tmp_path, monkeypatch) as folder:
         with pytest.raises(InfrastructureError, match=rf"^record {folder}: .*read-only.*; fix: "):
-            store.record(live, folder / "run")
+            store.record(small_run, folder / "run")
         assert names(folder) == []
-
-
-def _fill(folder: Path, leave: int) -> None:
-    """Fill a small tmpfs until `leave` bytes (whole pages) are free."""
-    st = os.statvfs(folder)
-    free = st.f_bavail * st.f_frsize
-    (folder / "filler").write_bytes(b"\0" * (free - leave))
 
 
 @pytest.mark.parametrize("free_pages", [0, 1], ids=["npz fails", "json fails"])
 def test_a_full_disk_leaves_no_partial_record(
-    live: wb.Result, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, free_pages: int
+    small_run: wb.Result, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, free_pages: int
 ) -> None:
-    with _tmpfs("size=64k") as mount:
-        folder = mount or tmp_path
-        if mount is None:
-            _failing_writes(monkeypatch, errno.ENOSPC, after=free_pages)
-        else:
-            _fill(folder, free_pages * os.statvfs(folder).f_frsize)  # one page: the npz fits, the JSON does not
-        with pytest.raises(InfrastructureError, match=rf"^record {folder}/run\.(npz|json): .*space.*; fix: "):
-            store.record(live, folder / "run")
+    with _small_disk(tmp_path, monkeypatch) as (folder, fill):
+        fill(free_pages)
+        failing = "npz" if free_pages == 0 else "json"
+        with pytest.raises(InfrastructureError, match=rf"^record {folder}/run\.{failing}: .*space.*; fix: "):
+            store.record(small_run, folder / "run")
         assert [n for n in names(folder) if n != "filler"] == []
 
 
 def test_a_full_disk_keeps_the_record_it_was_to_replace(
-    live: wb.Result, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    small_run: wb.Result, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with _tmpfs("size=64k") as mount:
-        folder = mount or tmp_path
-        old = store.record(live, folder / "run")
+    with _small_disk(tmp_path, monkeypatch) as (folder, fill):
+        old = store.record(small_run, folder / "run")
         before = {p.name: p.read_bytes() for p in folder.iterdir()}
-        if mount is None:
-            _failing_writes(monkeypatch, errno.ENOSPC, after=1)
-        else:
-            _fill(folder, os.statvfs(folder).f_frsize)
+        fill(1)
         with pytest.raises(InfrastructureError, match="space"):
-            store.record(replace(live, timings={**live.timings, "kernel_s": 0.5}), folder / "run", force=True)
+            store.record(replace(small_run, timings={**small_run.timings, "kernel_s": 0.5}), folder / "run", force=True)
         assert {p.name: p.read_bytes() for p in folder.iterdir() if p.name != "filler"} == before
-        assert store.load(old).meta["timings"]["kernel_s"] == live.timings["kernel_s"]
+        assert store.load(old).meta["timings"]["kernel_s"] == small_run.timings["kernel_s"]
 
 
 def test_cli_full_disk_is_exit_4_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with _tmpfs("size=64k") as mount:
-        folder = mount or tmp_path
-        if mount is None:
-            _failing_writes(monkeypatch, errno.ENOSPC)
-        else:
-            _fill(folder, 0)
+    with _small_disk(tmp_path, monkeypatch) as (folder, fill):
+        fill(0)
         assert main([*ARGV, "--out", str(folder / "run")]) == 4
         _one_line_exit_4(capsys, str(folder / "run.npz"), "no space")
         assert [n for n in names(folder) if n != "filler"] == []
