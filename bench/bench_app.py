@@ -27,7 +27,6 @@ import io
 import os
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -62,18 +61,12 @@ def chromium() -> str:
     sys.exit("bench_app: no system chromium (apt-get install chromium)")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @contextlib.contextmanager
 def serving(source: Path, cwd: Path) -> Iterator[str]:
     """`workbench app` from the package under `source`, until the block ends; yields the page URL."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(source), os.environ.get("PYTHONPATH")]))}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "workbench", "app", "--no-browser", "--port", str(free_port())],
+        [sys.executable, "-m", "workbench", "app", "--no-browser"],  # on a free port of its choosing
         cwd=cwd,
         env=env,
         stdin=subprocess.DEVNULL,

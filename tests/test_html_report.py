@@ -8,6 +8,7 @@ import pytest
 
 import workbench as wb
 from workbench.cli import main
+from workbench.render.html import BADGE
 
 CAST = ["run", "cast", "--dtype", "bfloat16:int8", "--shape", "100003", "--quiet"]
 
@@ -27,7 +28,7 @@ def test_html_report_is_self_contained(tmp_path: Path, capsys: pytest.CaptureFix
     assert "PASS" in capsys.readouterr().out  # the terminal report is printed as before
 
 
-GREEN = "#2e7d32"  # render.html.BADGE["pass"]: a verdict on device-measured times only
+GREEN = BADGE["pass"]  # a verdict on device-measured times only
 
 
 def test_html_report_gives_every_time_its_source_and_no_verdict_on_predicted_times(tmp_path: Path) -> None:

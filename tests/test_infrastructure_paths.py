@@ -129,35 +129,34 @@ def scratch_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]
     release_scratch()
 
 
+def scratch_refused(
+    env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], root: Path, elements: int, *words: str
+) -> None:
+    """A Cast run of `elements` with ASCEMU_SCRATCH_DIR=`root` is exit 4: nothing on stdout, one line naming `root`."""
+    env.setenv("ASCEMU_SCRATCH_DIR", str(root))
+    assert main([*CAST, "--shape", str(elements)]) == 4
+    out, err = capsys.readouterr()
+    assert out == ""
+    one_line(err, root, "emulator scratch folder", "ASCEMU_SCRATCH_DIR", *words)
+
+
 def test_a_scratch_folder_that_is_a_file_or_proc_is_exit_4(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], scratch_env: pytest.MonkeyPatch
 ) -> None:
     not_a_folder = tmp_path / "file"
     not_a_folder.write_text("")
-    for root, words in ((not_a_folder, ["a file where a folder"]), (Path("/proc"), ["cannot create files here"])):
-        scratch_env.setenv("ASCEMU_SCRATCH_DIR", str(root))
-        assert main([*CAST, "--shape", "1000"]) == 4
-        out, err = capsys.readouterr()
-        assert out == ""
-        one_line(err, root, "emulator scratch folder", "ASCEMU_SCRATCH_DIR", *words)
+    scratch_refused(scratch_env, capsys, not_a_folder, 1000, "a file where a folder")
+    scratch_refused(scratch_env, capsys, Path("/proc"), 1000, "cannot create files here")
 
 
 def test_a_full_or_read_only_scratch_folder_is_exit_4(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], scratch_env: pytest.MonkeyPatch
 ) -> None:
     with tmpfs(tmp_path / "ro", read_only=True) as ro:
-        scratch_env.setenv("ASCEMU_SCRATCH_DIR", str(ro))
-        assert main([*CAST, "--shape", "1000"]) == 4
-        out, err = capsys.readouterr()
-        assert out == ""
-        one_line(err, ro, "read-only filesystem", "ASCEMU_SCRATCH_DIR")
+        scratch_refused(scratch_env, capsys, ro, 1000, "read-only filesystem")
     release_scratch()
     with tmpfs(tmp_path / "tiny") as tiny:
-        scratch_env.setenv("ASCEMU_SCRATCH_DIR", str(tiny))
-        assert main([*CAST, "--shape", "100000"]) == 4  # 400 KB of x does not fit in 64 KiB
-        out, err = capsys.readouterr()
-        assert out == ""
-        one_line(err, tiny, "no room for a 401408-byte GM buffer", "ASCEMU_SCRATCH_DIR")
+        scratch_refused(scratch_env, capsys, tiny, 100000, "no room for a 401408-byte GM buffer")  # 400 KB in 64 KiB
         release_scratch()
         assert list(tiny.iterdir()) == []  # the pooled scratch folder went with the pool
 
@@ -169,11 +168,7 @@ def test_a_report_the_full_scratch_could_not_hold_is_exit_4_not_a_verdict(
     pages of a 64 KiB tmpfs exactly. The kernel runs and the done file (empty) is created, but the report cannot be
     written: no diagnostics are known, so there is no verdict (and no KERNEL_EXIT either)."""
     with tmpfs(tmp_path / "tiny") as tiny:
-        scratch_env.setenv("ASCEMU_SCRATCH_DIR", str(tiny))
-        assert main([*CAST, "--shape", "8184"]) == 4
-        out, err = capsys.readouterr()
-        assert out == ""
-        one_line(err, tiny, "could not write its report", "ASCEMU_SCRATCH_DIR")
+        scratch_refused(scratch_env, capsys, tiny, 8184, "could not write its report")
         release_scratch()
     with tmpfs(tmp_path / "room", size="1m") as room:  # the same launch with room to spare passes
         scratch_env.setenv("ASCEMU_SCRATCH_DIR", str(room))

@@ -14,11 +14,12 @@ pytest.importorskip("ipywidgets")
 
 import workbench as wb
 from workbench.render import frames
+from workbench.render.html import BADGE
 from workbench.ui import Workbench
 from workbench.ui.panels import _WIDTHS, MISMATCH_HEADER, mismatch_rows
 
 SCE = "softmax_cross_entropy_with_logits"
-GREEN = "#2e7d32"  # the badge of a verdict on device-measured times
+GREEN = BADGE["pass"]  # the badge of a verdict on device-measured times
 
 
 @pytest.fixture(scope="module")

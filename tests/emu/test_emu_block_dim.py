@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from emu_helpers import KERNEL_FAULT, build, conf_tiling, run
+from emu_helpers import build, conf_tiling, run
 
 from workbench.emu import load
 from workbench.errors import InvalidInput
@@ -102,11 +102,10 @@ def test_the_largest_launch_runs(trivial: Path, tmp_path: Path) -> None:
     assert rss < 512 << 10, f"peak RSS {rss} KiB"
 
 
-def test_races_between_many_cores_are_still_found(tmp_path: Path) -> None:
+def test_races_between_many_cores_are_still_found(fault_bin: Path, tmp_path: Path) -> None:
     """The vector clocks keep only the cores a core learned of: a write race among 200 cores with no barrier is still
     found (fault_kernel case 7: every core writes the same 32-byte block)."""
-    binary = build(KERNEL_FAULT, "fault_kernel", "ascend310p", tmp_path)
-    r = run(binary, tmp_path, platform="ascend310p", block_dim=200, tiling_key=7, tiling=conf_tiling())
+    r = run(fault_bin, tmp_path, platform="ascend310p", block_dim=200, tiling_key=7, tiling=conf_tiling())
     races = r.of("GM_WRITE_RACE")
     assert races and {d["core"] for d in races} >= {1, 199}
 
