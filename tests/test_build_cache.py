@@ -321,6 +321,26 @@ def test_a_killed_build_leaves_temporaries_the_next_build_removes(tmp_path: Path
     assert not left & _temporaries()
 
 
+def test_a_build_folder_is_never_taken_for_a_dead_one_while_it_is_claimed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another thread or process cleaning up between a build's making its folder and locking it must see a live
+    build (a conformance build in a second thread removed the first's folder: `can't create .../out.o`)."""
+    real_open = open
+
+    def open_then_clean(*args: object, **kwargs: object) -> object:
+        handle = real_open(*args, **kwargs)  # type: ignore[call-overload]
+        if args[1:2] == ("w",) and str(args[0]).startswith(str(cache.cache_root() / "tmp")):  # the build's claim
+            cache._remove_stale_temporaries(cache.cache_root())  # as a second build starting this very moment would
+        return handle
+
+    monkeypatch.setattr(cache, "open", open_then_clean, raising=False)
+    source = tmp_path / "claimed.cpp"
+    source.write_text(fresh(ADD.read_text()))
+    z, run = launch(add(source))
+    assert run.exit_code == 0 and (z == np.arange(N, dtype=np.float32) + 2).all()
+
+
 def test_a_build_waiting_for_another_process_says_so(tmp_path: Path) -> None:
     proc, source = _start_cold_run(tmp_path)
     try:

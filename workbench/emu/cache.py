@@ -292,9 +292,10 @@ def _compile(root: Path, compiler: str, ident: str, unit: Unit, needs: list[Buil
     with _writing(root / "tmp"):
         tmp = root / "tmp" / f"{os.getpid()}-{time.monotonic_ns()}"
         tmp.mkdir()
-        claim = open(tmp / ".owner", "w")  # noqa: SIM115 - held (locked) for the compile: marks the folder as live
-    try:
+        claim = open(tmp / ".claiming", "w")  # noqa: SIM115 - held (locked) for the compile: marks the folder as live
         fcntl.flock(claim, fcntl.LOCK_EX)
+        os.rename(tmp / ".claiming", tmp / ".owner")  # named only once locked: an unlocked .owner means a dead build
+    try:
         args = [_named(a, needs) for a in unit.args]
         out = tmp / f"out{unit.suffix}"
         cmd = [compiler, *args, *unit.prefix_maps(), "-MD", "-o", str(out)]  # deps: tmp/out*.d, one per source
