@@ -23,6 +23,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ascemu/api_types.h"
@@ -428,6 +429,7 @@ struct Runtime {
 
     // finalisation
     std::atomic<bool> finishing{false};
+    bool fatal_recorded = false;  // under dm: the launch's first fatal record ends it, and is its only one
     std::function<void(int)> write_outputs;  // set by the driver
 
     Runtime();

@@ -38,6 +38,17 @@ ASCEMU_DECL void diag_at(const char* kind, Sev sev, const char* file, uint32_t l
     Core* c = t_core;
     if ((flags & DF_STRICT_ERR) && R.cfg.strict && sev < Sev::Error) sev = Sev::Error;
     bool fatal = sev == Sev::Fatal || (R.cfg.strict && sev >= Sev::Error);
+    if (fatal) {
+        // two cores reaching a fatal record at once (each calling exit(), say) would both be recorded, or one, as
+        // the schedule falls: the first one ends the launch, and a later one's core stops where it is
+        bool after_the_end;
+        {
+            std::lock_guard<std::mutex> g(R.dm);
+            after_the_end = std::exchange(R.fatal_recorded, true);
+        }
+        if (after_the_end)
+            for (;;) pause();  // the thread of the first fatal record ends the process
+    }
     {
         std::lock_guard<std::mutex> g(R.dm);
         R.kind_counts[kind]++;
