@@ -9,6 +9,7 @@ running and no temporaries behind; a compile error is shown at the kernel's own 
 from __future__ import annotations
 
 import json
+import shutil
 import os
 import signal
 import subprocess
@@ -394,3 +395,23 @@ def test_cache_module_keys_see_placeholders_not_folders(tmp_path: Path) -> None:
     unit = cache.Unit("bin", "k", (f"-I{tmp_path}/inc", f"{tmp_path}/k.cpp"), ((str(tmp_path), "/__wb_dir0__"),))
     assert [unit.placeholder(a) for a in unit.args] == ["-I/__wb_dir0__/inc", "/__wb_dir0__/k.cpp"]
     assert unit.placeholder(f"{tmp_path}x/k.cpp") == f"{tmp_path}x/k.cpp"  # a sibling folder is not inside
+
+
+@pytest.mark.slow
+def test_a_precompiled_header_is_never_shared_between_two_emulator_folders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GCC keeps in a .gch the paths it read, and -fpch-deps reports them to every build that uses it: a header
+    # precompiled in a checkout that is gone since made every later build "keep changing while it is compiled"
+    monkeypatch.setenv("WORKBENCH_CACHE", str(tmp_path / "cache"))
+    kernel = tmp_path / "k.cpp"
+    kernel.write_text(ADD.read_text())
+    for name in ("a", "b"):
+        shutil.copytree(resources.emu_dir(), tmp_path / name / "emu")
+    monkeypatch.setattr(resources, "emu_dir", lambda: tmp_path / "a" / "emu")
+    launch(add(kernel))
+    shutil.rmtree(tmp_path / "a")  # that checkout is gone; the cache it filled is not
+    monkeypatch.setattr(resources, "emu_dir", lambda: tmp_path / "b" / "emu")
+    z, run = launch(add(kernel))
+    assert not run.faulted and np.array_equal(z, np.arange(N, dtype=np.float32) + 2)
+    assert all(str(tmp_path / "a") not in dep for dep, _, _ in run.build.deps)

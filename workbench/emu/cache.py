@@ -330,6 +330,10 @@ def _compile(root: Path, compiler: str, ident: str, unit: Unit, needs: list[Buil
             unit.beside,
             [n.key for n in needs],
             sorted((unit.placeholder(d), h) for d, h in hashed),
+            # a precompiled header keeps the paths it was made from (-fpch-deps reports them to every user): it is
+            # never shared between two emulator folders, or a build after the other folder is gone waits on files
+            # that no longer exist
+            [real for real, _ in unit.roots] if unit.kind == "pch" else [],
         )
         target = _artifact_path(root, unit, key)
         with _writing(target.parent):
