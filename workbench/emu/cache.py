@@ -39,7 +39,7 @@ from .. import progress
 from .._files import cache_home, os_error
 from ..errors import InfrastructureError, WorkbenchError
 
-SCHEMA = 2  # bump when the layout or the key's recipe changes: older entries are then never matched
+SCHEMA = 3  # bump when the layout or the key's recipe changes: older entries are then never matched
 _MANIFEST_KEEP = 8  # header states remembered per command (an edit-undo-edit loop finds its binaries again)
 _FIX_CACHE = "set WORKBENCH_CACHE to a writable folder (or free space / fix the permissions there)"
 
