@@ -13,6 +13,7 @@ import io
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from workbench import resources
 from workbench.cli import main
 from workbench.errors import UnknownName, UnsupportedPlatform, WorkbenchError
 from workbench.launch import prepare
+from workbench.npu import aclrtlaunch
 from workbench.npu import build as npu_build
 from workbench.npu.build import (
     CannNotFound,
@@ -314,3 +316,70 @@ def test_every_op_builds_a_project() -> None:
     for name in OPS:
         text = npu_project(name, None)["CMakeLists.txt"]
         assert f"ascendc_library(wb_{name}_kernel_" in text and " SHARED " in text
+
+
+# -- the stub generator's contract: HAVE_WORKSPACE and HAVE_TILING ---------------------------------------------------
+def _params(op: str) -> tuple[aclrtlaunch.KernelParam, ...]:
+    info = kernel_of(op)
+    params = aclrtlaunch.declared_params(resources.path(info.source).read_text(), info.entry)
+    assert params is not None and len(params) == len(info.args) + 2
+    return params
+
+
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_the_wrapper_takes_the_workspace_parameter_under_the_builds_defines(op: str) -> None:
+    # asc-devkit extract_host_stub.py: with HAVE_WORKSPACE the generated wrapper takes the second to last parameter
+    # as the workspace when HAVE_TILING is defined too, else the last one, here the tiling struct
+    params = _params(op)
+    workspace, tiling = params[-2], params[-1]
+    assert (workspace.name, workspace.is_gm, tiling.is_gm) == ("workspace", True, False)
+    text = npu_project(op, None, kernel=kernel_of(op))["CMakeLists.txt"]
+    defines = next(line for line in text.splitlines() if line.startswith("ascendc_compile_definitions("))
+    assert '"HAVE_WORKSPACE"' in defines and '"HAVE_TILING"' in defines
+    assert aclrtlaunch.wrapper_workspace(params, ()) is None  # no system workspace set at all
+    assert aclrtlaunch.wrapper_workspace(params, ("HAVE_WORKSPACE",)) == tiling
+    assert aclrtlaunch.wrapper_workspace(params, ("HAVE_WORKSPACE", "HAVE_TILING")) == workspace
+    with pytest.raises(WorkbenchError, match=r"tiling is a \w+TilingData: the device compile fails"):
+        aclrtlaunch.check_stub_contract(params, ("HAVE_WORKSPACE",), workspace_index=len(params) - 2)
+    aclrtlaunch.check_stub_contract(params, ("HAVE_WORKSPACE", "HAVE_TILING"), workspace_index=len(params) - 2)
+
+
+def test_the_wrapper_with_only_have_workspace_does_not_compile(tmp_path: Path) -> None:
+    # the generated wrapper, compiled with g++ against the emulator's headers: with HAVE_WORKSPACE alone it assigns
+    # the TilingData struct to a GM_ADDR, as CANN's device compiler would refuse; the emulated ACL runtime compiles
+    # and runs it with both defines for every op (tests/test_npu_backend.py)
+    from workbench.emu.build import defines_of, gxx
+
+    info = kernel_of("cast")
+    entry, text = aclrtlaunch.device_wrapper(resources.path(info.source), info.entry, _params("cast"))
+    wrapper = tmp_path / "wrapper.cpp"
+    wrapper.write_text(text)
+    flags = [f"-D{k}={v}" for k, v in defines_of(info.defines)]
+    include = ["-I", str(resources.emu_dir() / "include"), "-I", str(resources.path(info.source).parent)]
+    base = [gxx(), "-std=c++20", "-fsyntax-only", "-DASCEMU_PLATFORM=ascend310p", *include, *flags, str(wrapper)]
+    refused = subprocess.run([*base, "-DHAVE_WORKSPACE"], capture_output=True, text=True)
+    assert refused.returncode != 0 and "workspace_param" in refused.stderr and "CastTilingData" in refused.stderr
+    assert entry == "auto_gen_cast_kernel_kernel"
+
+
+@pytest.mark.parametrize(
+    ("declared", "message"),
+    [
+        ("GM_ADDR x, GM_ADDR y, CastTilingData tiling, GM_ADDR workspace", r"tiling is a CastTilingData: the device"),
+        ("GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace, CastTilingData tiling", r"workspace as parameter 3"),
+    ],
+)
+def test_a_signature_the_wrapper_cannot_build_is_refused_before_cmake(
+    tmp_path: Path, declared: str, message: str
+) -> None:
+    info = kernel_of("cast")
+    source = tmp_path / "cast_kernel.cpp"
+    text = resources.path(info.source).read_text()
+    edited_text = text.replace(
+        "void cast_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, CastTilingData tiling)",
+        f"void cast_kernel({declared})",
+    )
+    assert edited_text != text
+    source.write_text(edited_text)
+    with pytest.raises(WorkbenchError, match=rf"kernel signature.*{message}"):
+        npu_project("cast", None, kernel=dataclasses.replace(info, source=str(source)))

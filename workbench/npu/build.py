@@ -26,10 +26,12 @@ Sources (public; docs/npu.md#sources has the list with links):
 
 Not run on a device or against a real CANN here (the development machine has neither): the CMake text follows
 the samples above, and the Python around it (project files, cmake steps, finding the artefacts, the export check)
-is tested with a stand-in `ascendc.cmake` (tests/test_npu_build.py). Every kernel here takes a workspace, so the
-build defines `HAVE_WORKSPACE`, as CANN's kernel-launch samples do: without it the framework sets no system
-workspace and `GetUserWorkspace` returns a null-based address on the device (CANN's GetUserWorkspace and
-SetSysWorkSpace pages; docs/diagnostics.md#sys_workspace_unset).
+is tested with a stand-in `ascendc.cmake` (tests/test_npu_build.py). Every kernel here takes a workspace and then
+its tiling, so the build defines `HAVE_WORKSPACE` and `HAVE_TILING`, as CANN's kernel-launch guide and samples do:
+without HAVE_WORKSPACE the framework sets no system workspace and `GetUserWorkspace` returns a null-based address
+on the device (CANN's GetUserWorkspace and SetSysWorkSpace pages; docs/diagnostics.md#sys_workspace_unset);
+without HAVE_TILING the generated wrapper takes the last parameter, the tiling struct, as the workspace and the
+device compile fails (aclrtlaunch.py has the rule and its source).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ import platform as _host
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -50,6 +52,7 @@ from typing import TYPE_CHECKING, Protocol
 from .. import progress, resources
 from ..errors import UnsupportedPlatform, WorkbenchError
 from ..registry import get_op
+from .aclrtlaunch import declared_params, stub_defines
 
 if TYPE_CHECKING:
     from ..case import Case
@@ -77,6 +80,9 @@ class KernelSource(Protocol):
 
     @property
     def defines(self) -> Mapping[str, object]: ...
+
+    @property
+    def args(self) -> Sequence[object]: ...  # the GM tensors, in parameter order (names or launch Arguments)
 
 
 class CannNotFound(WorkbenchError):
@@ -219,8 +225,19 @@ def _define_items(info: KernelSource, dump: bool) -> list[str]:
     from ..emu.build import defines_of  # the same define spelling the emulator build uses
 
     items = [f"{k}={v}" if v != "" else k for k, v in defines_of(info.defines)]
-    items.append("HAVE_WORKSPACE")  # the framework sets the system workspace from the workspace argument
-    return items if dump else [*items, "ASCENDC_DUMP=0"]
+    return items + [k if v is True else f"{k}={v}" for k, v in device_defines(info, dump).items()]
+
+
+def device_defines(info: KernelSource, dump: bool = False) -> dict[str, object]:
+    """What the npu build defines besides the kernel's own: HAVE_WORKSPACE and HAVE_TILING, checked against the
+    kernel's declaration (aclrtlaunch.stub_defines: the generated wrapper must set the system workspace from the
+    workspace parameter, second to last), and ASCENDC_DUMP=0 unless `dump`."""
+    source = resources.path(info.source)
+    params = declared_params(source.read_text(encoding="utf-8", errors="replace"), info.entry)
+    extra: dict[str, object] = dict.fromkeys(stub_defines(len(info.args), params), True)
+    if not dump:
+        extra["ASCENDC_DUMP"] = 0
+    return extra
 
 
 def npu_project(op: str, soc: str | None, *, dump: bool = False, kernel: KernelSource | None = None) -> dict[str, str]:
