@@ -47,8 +47,8 @@ DECLARATIONS = {
     "aclDestroyTensor": "aclnnStatus aclDestroyTensor(const aclTensor *tensor);",
     "aclSetAclOpExecutorRepeatable": "aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor);",
     "aclDestroyAclOpExecutor": "aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor);",
-    # hicann/runtime, include/external/acl/acl.h
-    "aclGetRecentErrMsg": "const char *aclGetRecentErrMsg();",
+    # hicann/runtime, include/external/acl/acl_rt.h (acl.h includes it)
+    "aclGetRecentErrMsg": "const char* aclGetRecentErrMsg();",
     # hicann/ops-math, math/cast/op_api/aclnn_cast.h
     "aclnnCastGetWorkspaceSize": "aclnnStatus aclnnCastGetWorkspaceSize(const aclTensor* self, const aclDataType dtype,"
     " aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor);",
@@ -491,3 +491,66 @@ def test_load_without_the_libraries_names_what_is_missing(tmp_path: Path) -> Non
     (tmp_path / "lib64").mkdir()
     with pytest.raises(CannNotFound, match=r"libnnopbase\.so"):
         load(tmp_path)
+
+
+# -- the two layouts of CANN's operator libraries ---------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def split_cann(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A CANN with both layouts installed: libopapi_nn.so and libopapi_math.so (one library per ops repository, CANN
+    8.5 and later), and the retired libopapi.so beside them."""
+    home = tmp_path_factory.mktemp("cann_split")
+    (home / "lib64").mkdir()
+    _compile(FAKE_NNOPBASE, home / "lib64" / "libnnopbase.so")
+    _compile(FAKE_OPAPI, home / "lib64" / "libopapi_nn.so")
+    _compile("int g_math_loaded = 1;\n", home / "lib64" / "libopapi_math.so")
+    _compile(FAKE_OPAPI, home / "lib64" / "libopapi.so")
+    return home
+
+
+def _mapped(path: Path) -> bool:
+    return str(path) in Path("/proc/self/maps").read_text()
+
+
+def test_the_ops_own_library_is_used_and_the_retired_one_never_beside_it(
+    split_cann: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ops-nn docs/zh/op_api_list.md: libopapi.so "will be retired ... not supported together with" libopapi_<repo>.so
+    monkeypatch.setattr(aclnn, "_LAYOUT_LOADED", [])
+    lib = load(split_cann, library=call_of("embedding_dense_grad", CASES["embedding_dense_grad"]()).library)
+    assert lib.sources == ("libnnopbase.so", "libopapi_math.so", "libopapi_nn.so") and lib.layout == "per-repository"
+    assert lib.describe() == "libopapi_math.so, libopapi_nn.so (per-repository layout)"
+    assert "aclnnEmbeddingDenseBackward" in lib.functions
+    assert _mapped(split_cann / "lib64" / "libopapi_nn.so") and not _mapped(split_cann / "lib64" / "libopapi.so")
+
+
+def test_a_process_never_loads_the_other_layout_beside_the_first(
+    split_cann: Path, fake_cann: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(aclnn, "_LAYOUT_LOADED", [])
+    load(split_cann, library="libopapi_nn.so")
+    with pytest.raises(WorkbenchError, match=r"libopapi\.so beside the per-repository libopapi_<repo>\.so"):
+        load(fake_cann, library="libopapi_nn.so")  # only libopapi.so there
+
+
+def test_without_the_ops_library_the_single_library_is_used_and_named(
+    fake_cann: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(aclnn, "_LAYOUT_LOADED", [])
+    lib = load(fake_cann, library="libopapi_math.so")  # an older CANN: no per-repository library
+    assert lib.sources == ("libnnopbase.so", "libopapi.so") and lib.describe() == "libopapi.so (libopapi.so layout)"
+
+
+@pytest.mark.parametrize("op", sorted(CASES))
+def test_each_ops_builtin_names_its_repositorys_library(op: str) -> None:
+    library = call_of(op, CASES[op]()).library
+    assert library == {"cast": "libopapi_math.so"}.get(op, "libopapi_nn.so") and library in aclnn.OPS_LIBRARIES
+
+
+def test_neither_layout_names_both(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(aclnn, "_LAYOUT_LOADED", [])
+    (tmp_path / "lib64").mkdir()
+    _compile(FAKE_NNOPBASE, tmp_path / "lib64" / "libnnopbase.so")
+    with pytest.raises(CannNotFound, match=r"libopapi_nn\.so \(CANN 8\.5 and later\) or libopapi\.so \(older\)"):
+        load(tmp_path, library="libopapi_nn.so")
+    with pytest.raises(WorkbenchError, match="aclnn library"):
+        load(tmp_path, library="libopapi_everything.so")

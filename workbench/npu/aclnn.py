@@ -1,7 +1,7 @@
 """The built-in (TBE) operator through CANN's two-phase aclnn API, called with ctypes: no compilation needed.
 
-    lib = load()                                     # libnnopbase.so + libopapi.so (+ split libraries) from CANN
     call = spec.builtin(case)                        # what to call, in the op's own folder (ops/<op>/builtin.py)
+    lib = load(library=call.library)                 # libnnopbase.so + the op's libopapi_<repo>.so, or libopapi.so
     with Builtin(lib, call, {"x": DeviceTensor(x_dev, "float32", (1024,)), "y": ...}) as op:
         workspace = device.malloc(op.workspace_bytes)
         for _ in range(warmup + repeats):
@@ -16,14 +16,18 @@ Sources (public headers and docs, listed with links in docs/npu.md#sources; the 
 tests/test_aclnn.py, which checks PROTOTYPES against them name by name):
 - aclCreateTensor, aclDestroyTensor, aclSetAclOpExecutorRepeatable, aclDestroyAclOpExecutor: hicann/opbase,
   `include/nnopbase/aclnn/acl_meta.h` (aclnnStatus is int32_t there);
-- aclGetRecentErrMsg: hicann/runtime, `include/external/acl/acl.h` (`const char *aclGetRecentErrMsg()`);
+- aclGetRecentErrMsg: hicann/runtime, `include/external/acl/acl_rt.h` (`const char* aclGetRecentErrMsg();`; acl.h
+  includes acl_rt.h), exported by libascendcl.so;
 - aclnnCast: hicann/ops-math, `math/cast/op_api/aclnn_cast.h`;
 - aclnnSoftmaxCrossEntropyWithLogits: hicann/ops-nn,
   `activation/softmax_cross_entropy_with_logits/op_api/aclnn_softmax_cross_entropy_with_logits.cpp`;
 - aclnnEmbeddingDenseBackward: hicann/ops-nn, `index/embedding_dense_grad/docs/aclnnEmbeddingDenseBackward.md`
   and `index/embedding_dense_grad_v2/op_host/op_api/aclnn_embedding_dense_backward.cpp`;
-- the split libraries searched after libopapi.so: Ascend/op-plugin's fallback list (`ops_common.cpp`,
-  GetOpApiFuncAddrFromFeatureLib);
+- the two layouts of the operator libraries: one library per ops repository, `libopapi_<repo>.so` in
+  `<home>/lib64` (hicann/ops-math and ops-nn `cmake/variables.cmake`, OPAPI_NAME opapi_${PKG_NAME}; their API
+  lists, `op_api_list.md` in their Chinese docs: the old all-in-one libopapi.so "will be retired, is not
+  recommended, and is not supported together with the single repositories' libraries"), or libopapi.so with the
+  libaclnn_* libraries of CANN 8.x (Ascend/op-plugin's lookup lists, `op_api_common.cpp`);
 - dtype and format enums: hicann/runtime, `include/external/acl/acl_base_rt.h` (aclDataType, aclFormat);
 - status codes: the CANN "aclnn return codes" page (161001, 161002, 361001, 561xxx).
 
@@ -33,6 +37,7 @@ Never run against a real CANN here (no device, no CANN on the development machin
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import platform as _host
@@ -76,8 +81,13 @@ STATUS: Mapping[int, str] = {
 }
 
 # -- libraries ---------------------------------------------------------------------------------------------------------
-REQUIRED_LIBS = ("libnnopbase.so", "libopapi.so")  # aclTensor & executor; the built-in ops
-SPLIT_LIBS = ("libaclnn_ops_infer.so", "libaclnn_ops_train.so", "libaclnn_math.so")  # newer CANN split the ops out
+NNOPBASE = "libnnopbase.so"  # aclTensor & executor (hicann/opbase), in both layouts
+# One library per ops repository (CANN 8.5 and later): the op's BuiltinCall names its own. libopapi_nn.so is built
+# against libopapi_math.so (ops-nn cmake/symbol.cmake), so that one is loaded first.
+OPS_LIBRARIES = ("libopapi_math.so", "libopapi_nn.so", "libopapi_cv.so", "libopapi_transformer.so")
+NEEDS = {"libopapi_nn.so": ("libopapi_math.so",)}
+LEGACY = "libopapi.so"  # every built-in op in one library: retired from CANN 9.0.0, never mixed with the above
+LEGACY_COMPANIONS = ("libaclnn_ops_infer.so", "libaclnn_ops_train.so", "libaclnn_math.so")  # CANN 8.x, with LEGACY
 ERRMSG_LIBS = ("libascendcl.so",)  # aclGetRecentErrMsg
 
 # -- prototypes --------------------------------------------------------------------------------------------------------
@@ -170,6 +180,7 @@ class BuiltinCall:
     args: tuple[BuiltinArg, ...]
     unsupported: str = ""
     note: str = ""
+    library: str = ""  # the per-repository library that exports it (libopapi_math.so, ...); "" for any
 
     @property
     def tensor_names(self) -> tuple[str, ...]:
@@ -205,6 +216,12 @@ class AclnnLibrary:
 
     functions: Mapping[str, Callable[..., Any]]
     sources: tuple[str, ...] = ()  # the libraries they came from, for messages
+    layout: str = ""  # "per-repository" or "libopapi.so": which of CANN's two layouts the operators came from
+
+    def describe(self) -> str:
+        """Which libraries, in which layout: what a comparison with the built-in op says it ran."""
+        ops = [s for s in self.sources if s not in (NNOPBASE, *ERRMSG_LIBS)]
+        return f"{', '.join(ops) or 'stand-ins'}" + (f" ({self.layout} layout)" if self.layout else "")
 
     def function(self, name: str) -> Callable[..., Any]:
         try:
@@ -231,13 +248,26 @@ def library_dirs(home: Path) -> list[Path]:
     return [home / "lib64", *(home / f"{arch}-linux" / "lib64" for arch in arches)]
 
 
-def _open(name: str, dirs: Iterable[Path]) -> ctypes.CDLL | None:
-    for folder in dirs:
-        path = folder / name
-        if path.is_file():
-            # RTLD_GLOBAL: libopapi resolves nnopbase's symbols through the global namespace, as CANN's samples link
-            return ctypes.CDLL(str(path), mode=os.RTLD_NOW | ctypes.RTLD_GLOBAL)
-    return None
+def _legacy_dirs(home: Path) -> list[Path]:
+    """Where older CANN installs libopapi.so besides lib64 (ops-math scripts/package opp_common.sh)."""
+    machine = _host.machine().lower()
+    arches = dict.fromkeys((machine, "aarch64", "x86_64"))
+    base = home / "opp" / "built-in" / "op_impl" / "ai_core" / "tbe" / "op_api" / "lib" / "linux"
+    return [*library_dirs(home), *(base / arch for arch in arches)]
+
+
+def _where(name: str, dirs: Iterable[Path]) -> Path | None:
+    return next((folder / name for folder in dirs if (folder / name).is_file()), None)
+
+
+def _open(path: Path) -> ctypes.CDLL:
+    # RTLD_GLOBAL: the operator libraries resolve nnopbase's symbols through the global namespace, as CANN's samples
+    # link; a failure to load names the library
+    try:
+        return ctypes.CDLL(str(path), mode=os.RTLD_NOW | ctypes.RTLD_GLOBAL)
+    except OSError as exc:
+        what = f"a loadable CANN library ({exc}); was set_env.sh sourced?"
+        raise WorkbenchError(path.name, str(path), what) from None
 
 
 def bind(handle: Any, name: str) -> Callable[..., Any] | None:
@@ -250,30 +280,62 @@ def bind(handle: Any, name: str) -> Callable[..., Any] | None:
     return fn
 
 
-def load(home: str | Path | None = None) -> AclnnLibrary:
-    """Load CANN's aclnn libraries (libnnopbase.so, libopapi.so, then the split libraries present) and bind
-    every PROTOTYPES symbol. A missing required library or core symbol raises; an op symbol no library exports
+_LAYOUT_LOADED: list[str] = []  # the layout this process loaded first: the other one is never loaded beside it
+
+
+def operator_libraries(home: Path, library: str | None = None) -> tuple[str, list[Path]]:
+    """(layout, paths) of the operator libraries to load: the per-repository `library` (or, when None, every
+    per-repository library present) when it is installed, else libopapi.so and its CANN 8.x companions. Never
+    both: the ops repositories' docs do not support mixing them. CannNotFound naming both when neither is there."""
+    from .build import CannNotFound
+
+    if library is not None and library not in OPS_LIBRARIES:
+        raise WorkbenchError("aclnn library", library, ", ".join(OPS_LIBRARIES))
+    dirs = library_dirs(home)
+    wanted = [*NEEDS.get(library, ()), library] if library else list(OPS_LIBRARIES)
+    per_repo = [p for name in wanted if (p := _where(name, dirs)) is not None]
+    if library is not None and _where(library, dirs) is None:
+        per_repo = []
+    legacy = _where(LEGACY, _legacy_dirs(home))
+    layout = "per-repository" if per_repo else LEGACY if legacy else ""
+    if _LAYOUT_LOADED and layout and layout != _LAYOUT_LOADED[0]:
+        raise WorkbenchError(
+            "aclnn library layout", layout, f"the {_LAYOUT_LOADED[0]} layout this process already loaded: CANN does "
+            "not support libopapi.so beside the per-repository libopapi_<repo>.so libraries; start a new process",
+        )  # fmt: skip
+    if layout == "per-repository":
+        return layout, per_repo
+    if legacy is not None:
+        companions = [p for name in LEGACY_COMPANIONS if (p := _where(name, dirs)) is not None]
+        return LEGACY, [legacy, *companions]
+    raise CannNotFound(
+        library or "aclnn operator library",
+        " or ".join(str(d) for d in dirs),
+        f"CANN's built-in operators: {library or 'libopapi_<repo>.so'} (CANN 8.5 and later) or {LEGACY} (older); "
+        "install the toolkit and its ops packages",
+    )
+
+
+def load(home: str | Path | None = None, library: str | None = None) -> AclnnLibrary:
+    """Load CANN's aclnn libraries (libnnopbase.so, the operator libraries of one layout: see operator_libraries)
+    and bind every PROTOTYPES symbol. A missing nnopbase or core symbol raises; an op symbol no library exports
     raises when that op is called (older CANNs lack some ops)."""
     from .build import CannNotFound, cann_home
 
     root = Path(home) if home is not None else cann_home()
     dirs = library_dirs(root)
-    handles: list[tuple[str, Any]] = []
-    for name in REQUIRED_LIBS:
-        try:
-            handle = _open(name, dirs)
-        except OSError as exc:
-            raise WorkbenchError(name, str(root), f"a loadable CANN library ({exc}); was set_env.sh sourced?") from None
-        if handle is None:
-            raise CannNotFound(name, " or ".join(str(d) for d in dirs), "CANN's aclnn library: install the toolkit")
-        handles.append((name, handle))
-    for name in (*SPLIT_LIBS, *ERRMSG_LIBS):
-        try:
-            handle = _open(name, dirs)
-        except OSError:
-            continue  # optional: its symbols may live in libopapi.so on this CANN
-        if handle is not None:
-            handles.append((name, handle))
+    base = _where(NNOPBASE, dirs)
+    if base is None:
+        raise CannNotFound(NNOPBASE, " or ".join(str(d) for d in dirs), "CANN's aclnn library: install the toolkit")
+    layout, ops = operator_libraries(root, library)
+    handles: list[tuple[str, Any]] = [(NNOPBASE, _open(base))]
+    handles += [(path.name, _open(path)) for path in ops]
+    if not _LAYOUT_LOADED:
+        _LAYOUT_LOADED.append(layout)
+    for name in ERRMSG_LIBS:
+        path = _where(name, dirs)
+        with contextlib.suppress(WorkbenchError):  # optional: only aclGetRecentErrMsg's text is lost
+            handles += [(name, _open(path))] if path else []
     functions: dict[str, Callable[..., Any]] = {}
     for symbol in PROTOTYPES:
         fn = next((f for _, h in handles if (f := bind(h, symbol)) is not None), None)
@@ -283,7 +345,7 @@ def load(home: str | Path | None = None) -> AclnnLibrary:
     missing = [s for s in CORE_SYMBOLS if s not in functions]
     if missing:
         raise WorkbenchError("aclnn symbols", missing, f"exported by {', '.join(sources)} (a complete CANN)")
-    return AclnnLibrary(functions, sources)
+    return AclnnLibrary(functions, sources, layout)
 
 
 # -- one prepared built-in call ----------------------------------------------------------------------------------------

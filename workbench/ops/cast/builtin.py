@@ -2,7 +2,7 @@
 
 `dtype` is the aclDataType of the destination, which the case's dtype pair fixes (docs/ops/cast.md §1.1: dst_type
 equals out's dtype). The built-in has no other attribute, so every delivered pair is comparable. Source:
-hicann/ops-math, `math/cast/op_api/aclnn_cast.h`.
+hicann/ops-math, `math/cast/op_api/aclnn_cast.h`; that repository's library is libopapi_math.so.
 """
 
 from __future__ import annotations
@@ -17,4 +17,5 @@ if TYPE_CHECKING:
 
 def builtin(case: Case) -> BuiltinCall:
     _, dst = case.dtypes
-    return BuiltinCall("aclnnCast", (tensor("self", "x"), dtype("dtype", dst), tensor("out", "y")))
+    args = (tensor("self", "x"), dtype("dtype", dst), tensor("out", "y"))
+    return BuiltinCall("aclnnCast", args, library="libopapi_math.so")

@@ -48,4 +48,4 @@ def builtin(case: Case) -> BuiltinCall:
         tensor("out", "out"),
     )
     note = NOT_LISTED_310P if case.soc.short_soc == "Ascend310P" else ""
-    return BuiltinCall("aclnnEmbeddingDenseBackward", args, note=note)
+    return BuiltinCall("aclnnEmbeddingDenseBackward", args, note=note, library="libopapi_nn.so")  # hicann/ops-nn

@@ -28,4 +28,5 @@ def builtin(case: Case) -> BuiltinCall:
         "aclnnSoftmaxCrossEntropyWithLogits",
         tuple(tensor(name, name) for name in names),
         unsupported="" if case.format == "ND" else NCHW_UNSUPPORTED,
+        library="libopapi_nn.so",  # hicann/ops-nn
     )
