@@ -4,9 +4,11 @@ device memory, the ctypes launch through aclrtlaunch_<kernel>, event timing, cop
 from __future__ import annotations
 
 import ctypes
+import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,9 +16,9 @@ import pytest
 import workbench as wb
 from workbench.backends import npu
 from workbench.criteria import evaluate
-from workbench.launch import prepare
+from workbench.launch import Diagnostic, prepare
 from workbench.npu import acl_emulated, aclrtlaunch
-from workbench.npu.acl_runtime import ACL_EVENT_TIME_LINE, AclError, Device, acl_module, ok
+from workbench.npu.acl_runtime import ACL_EVENT_TIME_LINE, KERNEL_FAULTS, AclError, Device, acl_module, ok
 from workbench.perfmodel import predict
 from workbench.render.frames import timings_frame
 
@@ -203,7 +205,7 @@ def test_emulated_memory_events_and_errors(emulated: None) -> None:
             assert acl.rt.record_event(ev, dev.stream) == 0
         assert acl.rt.event_elapsed_time(sync_only, timed) == (0.0, 107006)
         assert acl.rt.event_elapsed_time(timed, timed) == (0.0, 0)
-    assert acl_emulated._S.allocations == {} and not acl_emulated._S.initialised  # everything freed, finalised
+    assert acl_emulated._S.allocations == {} and acl_emulated._S.initialised  # all freed; ACL stays up (one init)
 
 
 # -- the built-in op on device memory, through a stand-in aclnn library -------------------------------------------
@@ -237,7 +239,7 @@ class FakeCast:
             name: ctypes.CFUNCTYPE(PROTOTYPES[name][0], *PROTOTYPES[name][1])(handlers.get(name, lambda *a: 0))
             for name in names
         }
-        return AclnnLibrary(functions, ("fake",))
+        return AclnnLibrary(functions, ("libnnopbase.so", "libopapi_math.so"), "per-repository")
 
 
 def test_the_builtin_op_runs_on_its_own_buffers_and_is_timed(emulated: None, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -246,12 +248,16 @@ def test_the_builtin_op_runs_on_its_own_buffers_and_is_timed(emulated: None, mon
     launch = prepare(case, wb.plan(case), inputs)
     payload = wb.golden(case, inputs)["y"]
     fake = FakeCast(payload)
-    monkeypatch.setattr("workbench.npu.aclnn.load", lambda home=None: fake.library())
+    asked: list[object] = []
+    monkeypatch.setattr(
+        "workbench.npu.aclnn.load", lambda home=None, library=None: asked.append(library) or fake.library()
+    )
     with Device(acl_module()) as dev:
         timed = npu._run_builtin(dev, launch, npu.Counts(1, 2))
     assert timed is not None and timed.outputs is not None and fake.launches == 3
     assert timed.outputs["y"].tobytes() == payload.tobytes() and len(timed.samples) == 2
-    assert "aclnnCast through aclnn (2 timed launches)" in timed.note
+    assert asked == ["libopapi_math.so"]  # Cast is an ops-math operator: that repository's library
+    assert "aclnnCast through aclnn from libopapi_math.so (per-repository layout) (2 timed launches)" in timed.note
     assert timed.outputs["y"] is not launch.outputs["y"]  # its own buffers: the kernel's outputs stay its own
 
 
@@ -259,7 +265,7 @@ def test_a_failing_builtin_op_is_a_note_not_a_failed_run(emulated: None, monkeyp
     case = CASES[1]
     launch = prepare(case, wb.plan(case), wb.make_inputs(case))
 
-    def refuse(home: object = None) -> object:
+    def refuse(home: object = None, library: object = None) -> object:
         raise wb.WorkbenchError("aclnnEmbeddingDenseBackward", 561103, "a supported SoC")
 
     monkeypatch.setattr("workbench.npu.aclnn.load", refuse)
@@ -269,12 +275,25 @@ def test_a_failing_builtin_op_is_a_note_not_a_failed_run(emulated: None, monkeyp
     assert "Atlas inference" in timed.note or "Ascend310P" in timed.note  # the call's own caveat travels with it
 
 
-def test_profiling_needs_a_device_and_says_so(
-    emulated: None, monkeypatch: pytest.MonkeyPatch, tmp_path: object
+def test_a_relative_profile_folder_is_made_absolute_and_created(
+    emulated: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setenv(npu.PROFILE_ENV, str(tmp_path))
-    with pytest.raises(wb.WorkbenchError, match=r"acl\.prof"):
-        wb.run(CASES[2], backend="npu")
+    # pyACL's acl.prof.init takes "an absolute path": the emulated runtime refuses a relative one with 100000, as
+    # the device's did, so the backend resolves WORKBENCH_NPU_PROFILE first
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(npu.PROFILE_ENV, "prof/run1")
+    result = wb.run(CASES[2], backend="npu")
+    assert result.passed, result.text()
+    folder = tmp_path / "prof" / "run1"
+    assert folder.is_dir() and result.trace["npu"]["profile"].startswith(f"{folder} (the emulated runtime")
+    assert acl_emulated.prof.init("prof/run1") == 100000
+    assert acl_emulated.prof.init(str(folder)) == 0 and acl_emulated.prof.finalize() == 0
+    with (
+        pytest.raises(wb.WorkbenchError, match="WORKBENCH_NPU_PROFILE"),
+        Device(acl_module()) as dev,
+        dev.profiling(tmp_path / ("x" * 4096)),
+    ):
+        pass
 
 
 def test_profiling_wraps_the_block_in_the_acl_prof_sequence(emulated: None) -> None:
@@ -322,3 +341,109 @@ def test_a_kernel_taking_its_tiling_from_gm_gets_a_device_copy(emulated: None, t
     assert aclrtlaunch.c_declaration(launch).endswith("void* workspace, void* tiling);")
     result = wb.run(case, backend="npu", kernel=source)
     assert result.passed, result.text()
+
+
+# -- the documented rules the emulated runtime enforces ------------------------------------------------------------
+def _launched(dev: Device, case: wb.Case) -> tuple[object, list[int]]:
+    """The case's kernel launched once on `dev` (queued on its stream, not synchronised): (launch, output ptrs)."""
+    launch = prepare(case, wb.plan(case), wb.make_inputs(case))
+    fn = aclrtlaunch.bind(acl_emulated.kernel_library(launch), launch)
+    ptrs = [dev.to_device(a.array) if a.role == "input" else dev.malloc(a.array.nbytes) for a in launch.args]
+    workspace = dev.malloc(launch.workspace_bytes) if launch.workspace_bytes else 0
+    tiling = ctypes.byref(aclrtlaunch.tiling_struct(launch))
+    assert fn(launch.block_dim, dev.stream, *ptrs, workspace, tiling) == 0
+    return launch, [p for p, a in zip(ptrs, launch.args, strict=True) if a.role == "output"]
+
+
+def test_host_calls_on_memory_a_queued_launch_uses_are_flagged(emulated: None) -> None:
+    # aclrtMemset, aclrtMemcpy and aclrtFree run at once "without implicit device or stream synchronisation"
+    acl = acl_module()
+    with Device(acl) as dev:
+        _, (out,) = _launched(dev, CASES[0])
+        with pytest.raises(acl_emulated.HostRace, match=r"acl\.rt\.memset.*launch of auto_gen_cast_kernel_kernel"):
+            acl.rt.memset(out, 16, 0, 16)
+        with pytest.raises(acl_emulated.HostRace, match=r"acl\.rt\.memcpy"):
+            acl.rt.memcpy(np.empty(4, np.float16).ctypes.data, 8, out, 8, 2)
+        with pytest.raises(acl_emulated.HostRace, match=r"acl\.rt\.free"):
+            acl.rt.free(out)
+        assert acl.rt.memset_async(out, 16, 0, 16, dev.stream) == 0  # ordered after the launch: fine
+        dev.synchronize()
+        assert acl.rt.memset(out, 16, 0, 16) == 0  # nothing queued uses it any more
+
+
+def test_an_event_synchronisation_completes_only_what_came_before_the_event(emulated: None) -> None:
+    acl = acl_module()
+    with Device(acl) as dev:
+        _, (first,) = _launched(dev, CASES[0])
+        mark = dev.event()
+        assert acl.rt.record_event(mark, dev.stream) == 0
+        _, (second,) = _launched(dev, CASES[0])
+        assert acl.rt.synchronize_event(mark) == 0
+        assert acl.rt.memset(first, 16, 0, 16) == 0
+        with pytest.raises(acl_emulated.HostRace):
+            acl.rt.memset(second, 16, 0, 16)
+
+
+def test_every_reset_between_timed_launches_is_queued_on_the_stream(
+    emulated: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # EmbeddingDenseGrad accumulates atomically into out and its GM-flag slots: a reset racing the previous launch
+    # double-counts or never releases the barrier; the launcher queues every reset behind the launch before it
+    monkeypatch.setenv(npu.WARMUP_ENV, "1")
+    monkeypatch.setenv(npu.REPEATS_ENV, "2")
+    calls: list[str] = []
+    for name in ("memset", "memset_async"):
+        real = getattr(acl_emulated.rt, name)
+        monkeypatch.setattr(acl_emulated.rt, name, lambda *a, _n=name, _f=real: calls.append(_n) or _f(*a))
+    result = wb.run(CASES[1], backend="npu")
+    assert result.passed, result.text()
+    assert calls == ["memset_async"] * 6  # out and the workspace before each of 3 launches; no host memset
+
+
+@pytest.mark.parametrize("code", sorted(KERNEL_FAULTS))
+def test_every_kernel_fault_code_is_a_kernel_fault_with_its_meaning(
+    code: int, emulated: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a device reports no file or line: only the code at the next synchronisation (rt_error_codes.h)
+    real = acl_emulated.rt.synchronize_stream
+    monkeypatch.setattr(acl_emulated.rt, "synchronize_stream", lambda stream: real(stream) or code)
+    monkeypatch.setattr(acl_emulated, "diagnostics", lambda: ())
+    result = wb.run(CASES[0], backend="npu")
+    kind, meaning = KERNEL_FAULTS[code]
+    assert result.faulted and result.exit_code == 1 and [d.kind for d in result.diagnostics] == [kind]
+    assert str(code) in result.diagnostics[0].message and meaning in result.diagnostics[0].message
+    assert result.trace["npu"]["fault"] == {"code": code, "kind": kind, "meaning": meaning}
+
+
+def test_the_emulated_runtime_reports_the_code_a_device_gives(emulated: None) -> None:
+    def diag(kind: str) -> Diagnostic:
+        return Diagnostic(kind=kind, severity="fatal", core=0, api="", file="k.cpp", line=1, message="")
+
+    assert acl_emulated.fault_code([diag("DEADLOCK")], vector_cores=False) == 507014
+    assert acl_emulated.fault_code([diag("GM_OOB")], vector_cores=False) == 507015
+    assert acl_emulated.fault_code([diag("KERNEL_ABORT")], vector_cores=False) == 507016
+    assert acl_emulated.fault_code([diag("TIMEOUT")], vector_cores=True) == 507034  # AIV tasks on A2
+    assert acl_emulated.fault_code([diag("GM_OOB")], vector_cores=True) == 507035
+    assert acl_emulated.fault_code([diag("KERNEL_ABORT")], vector_cores=True) == 507036
+
+
+def test_acl_is_initialised_once_per_process_and_finalised_at_exit(tmp_path: Path) -> None:
+    # "aclInit can be called only once in a process" (acl_rt.h; older CANN refuses a second one, even after
+    # aclFinalize), paired with one aclFinalize before the process exits
+    script = (
+        "import atexit, os\n"
+        "from workbench.npu import acl_emulated as e\n"
+        "counts = {'init': 0, 'finalize': 0}\n"
+        "atexit.register(lambda: print('COUNTS', counts['init'], counts['finalize'], e._S.finalized))\n"
+        "for name in counts:\n"
+        "    real = getattr(e, name)\n"
+        "    setattr(e, name, lambda *a, _n=name, _f=real: counts.__setitem__(_n, counts[_n] + 1) or _f(*a))\n"
+        "import workbench as wb\n"
+        "case = wb.Case('cast', ('float32', 'float16'), (4099,))\n"
+        "print('RUNS', [wb.run(case, backend='npu').passed for _ in range(2)])\n"
+    )
+    env = {**os.environ, "WORKBENCH_ACL": "emulated"}
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "RUNS [True, True]" in proc.stdout
+    assert "COUNTS 1 1 True" in proc.stdout  # one init, one finalize, at exit

@@ -20,6 +20,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -30,7 +31,7 @@ from ..dtypes import canonical
 from ..errors import WorkbenchError
 from ..launch import POISON, Diagnostic, PreparedLaunch
 from ..npu import aclrtlaunch
-from ..npu.acl_runtime import ACL_ERROR_RT_AICORE_EXCEPTION, AclError, Device, acl_module, emulated
+from ..npu.acl_runtime import KERNEL_FAULTS, AclError, Device, acl_module, emulated
 from ..timesource import DEVICE, EMULATOR_WALL, HOST_WALL, PREDICTED, TimeSource
 from . import Execution, no_launch
 
@@ -102,6 +103,13 @@ def execute(launch: PreparedLaunch) -> Execution:
             "builtin": builtin.note if builtin else "needs an NPU (the emulated runtime runs no built-in op)",
         },
     }
+    if kernel.fault is not None:
+        kind, meaning = KERNEL_FAULTS[kernel.fault]
+        trace["npu"]["fault"] = {"code": kernel.fault, "kind": kind, "meaning": meaning}
+    if kernel.profile is not None:
+        trace["npu"]["profile"] = str(kernel.profile) + (
+            " (the emulated runtime checks acl.prof's calls and collects no data)" if is_emulated else ""
+        )
     if is_emulated:
         trace.update(acl.trace())
     if builtin is not None and builtin.median is not None:
@@ -158,6 +166,8 @@ class _Timed:
     diagnostics: tuple[Any, ...] = ()
     exit_code: int = 0
     note: str = ""
+    profile: Path | None = None  # the msprof folder the timed launches were collected into
+    fault: int | None = None  # the runtime's code for a kernel that failed (acl_runtime.KERNEL_FAULTS)
 
     @property
     def median(self) -> float | None:
@@ -178,7 +188,7 @@ def _run_kernel(dev: Device, fn: Any, launch: PreparedLaunch, n: Counts) -> _Tim
 
     def before() -> None:  # what the launcher guarantees before every launch (docs/device-readiness.md)
         for ptr, nbytes, value in resets:
-            dev.memset(ptr, nbytes, value)
+            dev.memset(ptr, nbytes, value)  # on the stream: the previous launch may still be running
 
     def launch_once() -> None:
         ret = fn(launch.block_dim, dev.stream, *pointers, workspace, tiling)
@@ -188,17 +198,16 @@ def _run_kernel(dev: Device, fn: Any, launch: PreparedLaunch, n: Counts) -> _Tim
     extra = getattr(dev.acl, "diagnostics", lambda: ())
     profile = os.environ.get(PROFILE_ENV, "")
     try:
-        with dev.profiling(profile) if profile else contextlib.nullcontext():
+        with dev.profiling(profile) if profile else contextlib.nullcontext() as folder:
             samples = dev.time_launches(launch_once, before, n.warmup, n.repeats)
-        dev.synchronize()
     except AclError as exc:
-        if exc.ret != ACL_ERROR_RT_AICORE_EXCEPTION:
+        if exc.ret not in KERNEL_FAULTS:
             raise
-        return _Timed([], None, tuple(extra()) or (_trap(launch, exc),), exit_code=1)
+        return _Timed([], None, tuple(extra()) or (_kernel_fault(launch, exc),), exit_code=1, fault=exc.ret)
     for ptr, arg in zip(pointers, launch.args, strict=True):
         if arg.role == "output":
             dev.to_host(ptr, arg.array)
-    return _Timed(samples, None, tuple(extra()))
+    return _Timed(samples, None, tuple(extra()), profile=folder)
 
 
 def _launch_error(dev: Device, ret: int, name: str) -> BaseException:
@@ -207,9 +216,9 @@ def _launch_error(dev: Device, ret: int, name: str) -> BaseException:
     return cause if cause is not None else AclError(name, ret)
 
 
-def _trap(launch: PreparedLaunch, exc: AclError) -> Diagnostic:
+def _kernel_fault(launch: PreparedLaunch, exc: AclError) -> Diagnostic:
     return Diagnostic(
-        kind="AICORE_EXCEPTION",
+        kind=KERNEL_FAULTS[exc.ret][0],
         severity="error",
         core=-1,
         api=exc.call,
@@ -244,13 +253,15 @@ def _time_builtin(dev: Device, launch: PreparedLaunch, call: Any, n: Counts) -> 
         tensors[arg.name] = DeviceTensor(ptr, canonical(str(array.dtype)), tuple(array.shape))
         if arg.role == "output":
             outputs[arg.name] = array
-    with Builtin(load(), call, tensors) as op:
+    library = load(library=call.library)
+    with Builtin(library, call, tensors) as op:
         workspace = dev.malloc(op.workspace_bytes) if op.workspace_bytes else 0
         samples = dev.time_launches(lambda: op.launch(workspace, dev.stream), _nothing, n.warmup, n.repeats)
-        dev.synchronize()
     for name, array in outputs.items():
         dev.to_host(tensors[name].ptr, array)
-    note = f"{call.function} through aclnn ({len(samples)} timed launches)" + (f"; {call.note}" if call.note else "")
+    note = f"{call.function} through aclnn from {library.describe()} ({len(samples)} timed launches)" + (
+        f"; {call.note}" if call.note else ""
+    )
     return _Timed(samples, outputs, note=note)
 
 
