@@ -9,8 +9,8 @@ running and no temporaries behind; a compile error is shown at the kernel's own 
 from __future__ import annotations
 
 import json
-import shutil
 import os
+import shutil
 import signal
 import subprocess
 import sys
