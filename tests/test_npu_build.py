@@ -226,6 +226,7 @@ def test_build_runs_cmake_and_checks_the_launch_symbol(tmp_path: Path, monkeypat
     defines = (out / "build" / "defines.txt").read_text()
     assert "DTYPE_X=int64_t" in defines and "ASCENDC_DUMP=0" in defines
     assert "HAVE_WORKSPACE" in defines  # else GetUserWorkspace is null-based on the device (SYS_WORKSPACE_UNSET)
+    assert "HAVE_TILING" in defines  # else the generated wrapper takes the tiling struct as the workspace
     assert "cmake --build" in (out / "build.log").read_text().replace(shutil.which("cmake") or "cmake", "cmake")
     assert (out / "CMakeLists.txt").read_text() == npu_project("cast", "Ascend310P3", kernel=info)["CMakeLists.txt"]
     other = build("cast", "Ascend310P3", out, kernel=kernel_of("cast", "float16:int8"))  # same folder, new variant

@@ -28,7 +28,7 @@ its source in docs/npu.md#the-emulated-acl-runtime:
   launch's trace (perfmodel.py). Events stamp it; `event_elapsed_time` gives milliseconds. These times are
   predictions and the npu backend labels them so. Events created without ACL_EVENT_TIME_LINE carry no timestamp
   (107006), which catches timing code that passes ACL_EVENT_SYNC by mistake.
-- **Profiling.** `prof` checks the call contract (an absolute, existing folder for `init`, then create_config,
+- **Profiling.** `prof` checks the call contract (an absolute path under 4096 bytes for `init`, then create_config,
   start, stop, destroy_config, finalize) and collects nothing.
 - **Not modelled:** built-in ops (aclnn; the TBE column says "needs an NPU"), several devices, overlap between
   streams.
