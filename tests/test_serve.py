@@ -5,9 +5,12 @@ our own lines. (The app page in a browser: test_browser.py.)"""
 
 from __future__ import annotations
 
+import ast
 import base64
 import contextlib
+import errno
 import json
+import logging
 import os
 import re
 import signal
@@ -21,6 +24,7 @@ from pathlib import Path
 from typing import IO
 
 import pytest
+import zmq
 from test_cli import run  # the CLI in-process, exit code and output captured
 
 from workbench import resources, serve
@@ -292,3 +296,38 @@ def _parent(proc: Path) -> int:
     with contextlib.suppress(OSError, IndexError, ValueError):
         return int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
     return -1
+
+
+def _record(exc: BaseException | None) -> logging.LogRecord:
+    info = (type(exc), exc, None) if exc is not None else None
+    return logging.LogRecord("x", logging.ERROR, __file__, 1, "Task exception was never retrieved", (), info)
+
+
+def test_a_stop_with_a_page_open_drops_only_its_closed_websocket_tracebacks() -> None:
+    from tornado.websocket import WebSocketClosedError
+
+    from workbench.serve_child import _not_closed_page
+
+    assert not _not_closed_page(_record(WebSocketClosedError()))
+    assert _not_closed_page(_record(ValueError("boom"))) and _not_closed_page(_record(None))
+
+
+def test_a_kernel_stopped_mid_message_drops_only_its_closed_socket_tracebacks() -> None:
+    # the startup file runs in each kernel and leaves no name behind: its filter is taken from its source
+    source = resources.path("workbench/ui/kernel_startup.py").read_text()
+    tree = ast.parse(source)
+    quiet = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "_quiet_stop")
+    namespace: dict[str, object] = {}
+    exec(compile(ast.Module([quiet], []), "kernel_startup.py", "exec"), namespace)
+    logger = logging.getLogger("IPKernelApp")
+    before = list(logger.filters)
+    namespace["_quiet_stop"]()  # type: ignore[operator]
+    added = [f for f in logger.filters if f not in before]
+    try:
+        assert len(added) == 1 and added[0] in logging.getLogger("tornado.general").filters
+        assert not logger.filter(_record(zmq.ZMQError(errno.ENOTSOCK)))
+        assert logger.filter(_record(zmq.ZMQError(errno.EAGAIN)))
+        assert logger.filter(_record(OSError(errno.ENOTSOCK, "not from zmq")))
+    finally:
+        for name in ("IPKernelApp", "tornado.general"):
+            logging.getLogger(name).filters = [f for f in logging.getLogger(name).filters if f not in added]

@@ -10,10 +10,11 @@ It adds three things to the servers, all configured by serve.py's arguments:
   cross-site request.
 - SpareKernelManager (Voilà only): one kernel is started before any page asks for it, with the cells' modules
   imported (serve.py's PYTHONSTARTUP runs ui/kernel_startup.py), so a page does not wait for its kernel.
-- filters for the two known lines no setting can remove, so a clean session prints only workbench's own lines:
-  tornado's warning about jupyter_server's websocket ping settings (`_not_ping_units`), and JupyterLab's
-  CRITICAL "received signal 15, stopping" when serve.py stops it with SIGTERM and says so itself
-  (`_not_sigterm_notice`).
+- filters for the known lines no setting can remove, so a clean session prints only workbench's own lines:
+  tornado's warning about jupyter_server's websocket ping settings (`_not_ping_units`), JupyterLab's CRITICAL
+  "received signal 15, stopping" when serve.py stops it with SIGTERM and says so itself (`_not_sigterm_notice`),
+  and the traceback of a write to a page's websocket that closed while the server stopped (`_not_closed_page`;
+  the kernel side of the same stop is ui/kernel_startup.py's).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from jupyter_server.auth.identity import PasswordIdentityProvider
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from jupyter_server.utils import ensure_async
 from tornado.ioloop import IOLoop
+from tornado.iostream import StreamClosedError
+from tornado.websocket import WebSocketClosedError
 from traitlets import Float, List, Unicode
 
 
@@ -156,7 +159,16 @@ def _not_sigterm_notice(record: logging.LogRecord) -> bool:
     return record.getMessage() != f"received signal {int(signal.SIGTERM)}, stopping"
 
 
+def _not_closed_page(record: logging.LogRecord) -> bool:
+    """Ctrl-C stops the server while a page's websocket is open: a write of the kernel's last messages to a page
+    that has closed since fails with WebSocketClosedError, which asyncio reports as "Task exception was never
+    retrieved" with a traceback. Nothing was lost (the page is gone); only that exception is dropped."""
+    exc = record.exc_info[1] if record.exc_info else None
+    return not isinstance(exc, (WebSocketClosedError, StreamClosedError))
+
+
 def main(argv: list[str]) -> None:
+    logging.getLogger("asyncio").addFilter(_not_closed_page)
     logging.getLogger("tornado.general").addFilter(_not_ping_units)
     logging.getLogger("ServerApp").addFilter(_not_sigterm_notice)
     server, args = argv[0], argv[1:]

@@ -8,7 +8,25 @@ the page arrives; otherwise the imports overlap the browser loading the page's s
 module still being imported waits on Python's import lock instead of importing it twice. The second cell waits for
 the thread (Workbench.load_panels): code that looks a module up in sys.modules instead of importing it, as altair
 does for pandas, must not find it half-imported. It runs in the notebook's namespace and leaves no name behind.
+
+It also keeps a kernel's stop quiet (`_quiet_stop`): Ctrl-C on `workbench app` shuts the page's kernel down while a
+cell may still be running, and ipykernel then sends the cell's reply or its last status on a ZMQ socket its shutdown
+has closed, logging the ZMQError ENOTSOCK with a traceback ("Exception in message handler", "Uncaught exception in
+ZMQStream callback"). Only that exception is dropped, from those two loggers.
 """
+
+
+def _quiet_stop() -> None:
+    import errno
+    import logging
+
+    def not_closed_socket(record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        closed = getattr(exc, "errno", None) == errno.ENOTSOCK
+        return not (closed and any(c.__module__ == "zmq.error" for c in type(exc).__mro__))
+
+    for name in ("IPKernelApp", "tornado.general"):  # ipykernel's own log, and pyzmq's ZMQStream callbacks
+        logging.getLogger(name).addFilter(not_closed_socket)
 
 
 def _start_preload() -> None:
@@ -40,5 +58,6 @@ def _start_preload() -> None:
     threading.Thread(target=preload, name="workbench-preload", daemon=True).start()
 
 
+_quiet_stop()
 _start_preload()
-del _start_preload
+del _quiet_stop, _start_preload
