@@ -56,7 +56,6 @@ KERNEL_FAULTS = {
     507044: ("VECTOR_CORE_TRAP_READ_OVERFLOW", "vector core trap: a read out of bounds"),
     507045: ("VECTOR_CORE_TRAP_WRITE_OVERFLOW", "vector core trap: a write out of bounds"),
 }  # fmt: skip
-ACL_ERROR_RT_AICORE_EXCEPTION = 507015
 
 ERRORS = {
     100000: "invalid parameter",
