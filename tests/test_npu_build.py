@@ -138,7 +138,7 @@ def test_cann_version_reads_the_toolkit_info_then_version_cfg(tmp_path: Path) ->
     assert cann_version(tmp_path) is None
     (tmp_path / "version.cfg").write_text("# CANN\ntoolkit_running_version=[8.3.0.1.200:8.3.RC1]\n")
     assert cann_version(tmp_path) == "8.3.RC1"
-    info = tmp_path / f"{npu_build._arches()[0]}-linux" / "ascend_toolkit_install.info"
+    info = tmp_path / f"{npu_build.arches()[0]}-linux" / "ascend_toolkit_install.info"
     info.parent.mkdir()
     info.write_text("package_name=Ascend-cann-toolkit\nversion=8.0.RC1\narch=x86_64\n")
     assert cann_version(tmp_path) == "8.0.RC1"

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import WorkbenchError
+from .acl_runtime import KERNEL_FAULTS, PROF_PATH_MAX
 
 if TYPE_CHECKING:
     from ..launch import PreparedLaunch
@@ -331,15 +332,12 @@ rt = SimpleNamespace(
 
 
 # ------------------------------------------------------------------------------------------------ acl.prof.*
-_PROF_PATH_MAX = 4096  # bytes, aclprofInit's limit (acl_prof page; msprofiler_acl_api.cpp aclProfPathMaxLen)
-
-
 def _prof_init(path: Any) -> int:
     if not _S.initialised:
         return _UNINIT
     if _S.profiling:
         return _REPEAT_INIT
-    if not isinstance(path, str) or not 0 < len(path.encode()) < _PROF_PATH_MAX or not os.path.isabs(path):
+    if not isinstance(path, str) or not 0 < len(path.encode()) < PROF_PATH_MAX or not os.path.isabs(path):
         return _PARAM  # pyACL's acl.prof.init: "this path is an absolute path"
     _S.profiling = "init"
     return 0
@@ -480,7 +478,8 @@ def _launch(
     return 0
 
 
-_HANGS, _TRAPS = ("DEADLOCK", "TIMEOUT", "EVENT_WAIT_WITHOUT_SET"), ("KERNEL_ABORT",)
+_HANGS, _TRAPS = frozenset({"DEADLOCK", "TIMEOUT", "EVENT_WAIT_WITHOUT_SET"}), frozenset({"KERNEL_ABORT"})
+_CODES = {kind: code for code, (kind, _) in KERNEL_FAULTS.items()}
 
 
 def fault_code(diagnostics: Any, vector_cores: bool) -> int:
@@ -488,9 +487,5 @@ def fault_code(diagnostics: Any, vector_cores: bool) -> int:
     failed assert a trap, anything else an exception. Vector kernels on a split SoC (A2: AIV cores) get the vector
     core codes, the runtime's choice for AIV tasks (hicann/runtime davinci_kernel_task_v100.cc)."""
     kinds = {getattr(d, "kind", "") for d in diagnostics if getattr(d, "is_fault", False)}
-    offset = 20 if vector_cores else 0  # 507034..507036 mirror 507014..507016
-    if kinds & set(_HANGS):
-        return 507014 + offset
-    if kinds & set(_TRAPS):
-        return 507016 + offset
-    return 507015 + offset
+    what = "TIMEOUT" if kinds & _HANGS else "TRAP" if kinds & _TRAPS else "EXCEPTION"
+    return _CODES[f"{'VECTOR_CORE' if vector_cores else 'AICORE'}_{what}"]

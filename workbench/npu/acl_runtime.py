@@ -277,16 +277,16 @@ class Device:
             prof.finalize()
 
 
-_PROF_PATH_MAX = 4096  # bytes: aclprofInit's limit on the path's length (acl_prof page)
+PROF_PATH_MAX = 4096  # bytes: aclprofInit's limit on the path's length (acl_prof page)
 
 
 def profile_folder(folder: str | Path) -> Path:
     """`folder` as acl.prof.init needs it: absolute (relative to the current directory), existing, under 4096 bytes;
     an error naming WORKBENCH_NPU_PROFILE when it cannot be."""
     path = Path(folder).expanduser().resolve()
-    if len(str(path).encode()) >= _PROF_PATH_MAX:
+    if len(str(path).encode()) >= PROF_PATH_MAX:
         raise WorkbenchError(
-            "WORKBENCH_NPU_PROFILE", str(folder), f"a folder whose absolute path is under {_PROF_PATH_MAX} bytes"
+            "WORKBENCH_NPU_PROFILE", str(folder), f"a folder whose absolute path is under {PROF_PATH_MAX} bytes"
         )
     try:
         path.mkdir(parents=True, exist_ok=True)

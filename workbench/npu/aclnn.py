@@ -40,7 +40,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import platform as _host
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -243,17 +242,17 @@ class AclnnLibrary:
 
 def library_dirs(home: Path) -> list[Path]:
     """Where CANN keeps its libraries: <home>/lib64, then <home>/<arch>-linux/lib64."""
-    machine = _host.machine().lower()
-    arches = dict.fromkeys((machine, "aarch64", "x86_64"))
-    return [home / "lib64", *(home / f"{arch}-linux" / "lib64" for arch in arches)]
+    from .build import arches
+
+    return [home / "lib64", *(home / f"{arch}-linux" / "lib64" for arch in arches())]
 
 
 def _legacy_dirs(home: Path) -> list[Path]:
     """Where older CANN installs libopapi.so besides lib64 (ops-math scripts/package opp_common.sh)."""
-    machine = _host.machine().lower()
-    arches = dict.fromkeys((machine, "aarch64", "x86_64"))
+    from .build import arches
+
     base = home / "opp" / "built-in" / "op_impl" / "ai_core" / "tbe" / "op_api" / "lib" / "linux"
-    return [*library_dirs(home), *(base / arch for arch in arches)]
+    return [*library_dirs(home), *(base / arch for arch in arches())]
 
 
 def _where(name: str, dirs: Iterable[Path]) -> Path | None:
@@ -292,10 +291,12 @@ def operator_libraries(home: Path, library: str | None = None) -> tuple[str, lis
     if library is not None and library not in OPS_LIBRARIES:
         raise WorkbenchError("aclnn library", library, ", ".join(OPS_LIBRARIES))
     dirs = library_dirs(home)
-    wanted = [*NEEDS.get(library, ()), library] if library else list(OPS_LIBRARIES)
-    per_repo = [p for name in wanted if (p := _where(name, dirs)) is not None]
-    if library is not None and _where(library, dirs) is None:
+    if library is None:  # every per-repository library present
+        per_repo = [p for name in OPS_LIBRARIES if (p := _where(name, dirs)) is not None]
+    elif _where(library, dirs) is None:
         per_repo = []
+    else:  # the op's own, after the ones it is built against
+        per_repo = [p for name in (*NEEDS.get(library, ()), library) if (p := _where(name, dirs)) is not None]
     legacy = _where(LEGACY, _legacy_dirs(home))
     layout = "per-repository" if per_repo else LEGACY if legacy else ""
     if _LAYOUT_LOADED and layout and layout != _LAYOUT_LOADED[0]:

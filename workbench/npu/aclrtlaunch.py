@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ctypes
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -49,7 +50,7 @@ class KernelParam:
 
     @property
     def is_gm(self) -> bool:
-        return self.type in ("GM_ADDR", "__gm__") or self.type.endswith("*")
+        return self.type == "GM_ADDR" or self.type.endswith("*")
 
 
 def declared_params(source: str, entry: str) -> tuple[KernelParam, ...] | None:
@@ -89,14 +90,14 @@ def stub_defines(n_tensors: int, params: tuple[KernelParam, ...] | None) -> tupl
     return defines
 
 
-def wrapper_workspace(params: tuple[KernelParam, ...], defines: Any) -> KernelParam | None:
+def wrapper_workspace(params: tuple[KernelParam, ...], defines: Collection[str]) -> KernelParam | None:
     """The parameter CANN's generated wrapper takes as the workspace under `defines` (None: it takes none)."""
     if HAVE_WORKSPACE not in defines or not params:
         return None
     return params[-2] if HAVE_TILING in defines and len(params) > 1 else params[-1]
 
 
-def check_stub_contract(params: tuple[KernelParam, ...], defines: Any, workspace_index: int) -> None:
+def check_stub_contract(params: tuple[KernelParam, ...], defines: Collection[str], workspace_index: int) -> None:
     """Raise unless the wrapper generated under `defines` compiles and takes parameter `workspace_index` as the
     workspace: it assigns that parameter to a GM_ADDR and back, so it must be one."""
     taken = wrapper_workspace(params, defines)

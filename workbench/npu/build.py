@@ -127,14 +127,15 @@ def cann_home() -> Path:
     return home
 
 
-def _arches() -> tuple[str, ...]:
+def arches() -> tuple[str, ...]:
+    """The `<arch>-linux` folder names a CANN install may have, this machine's first."""
     machine = _host.machine().lower()
     return tuple(dict.fromkeys((machine, "aarch64", "x86_64")))
 
 
 def cann_version(home: Path) -> str | None:
     """CANN's version string (e.g. "8.0.RC1") from the files the installer writes; None when neither is there."""
-    for arch in _arches():
+    for arch in arches():
         info = Path(home) / f"{arch}-linux" / "ascend_toolkit_install.info"
         for line in _lines(info):
             key, sep, value = line.partition("=")
