@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +42,11 @@ def poison(array: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One structured record of a kernel's problem (docs/diagnostics.md#reading-a-diagnostic)."""
+    """One structured record of a kernel's problem (docs/diagnostics.md#reading-a-diagnostic).
+
+    `file` and `line` are the kernel's source line, or "" and 0 for a launch-level record: never a line of the
+    emulator's own headers. The emulator names none; a record that does (an older binary, a stored record) is placed
+    at the kernel's call its details name (`api_file`, `api_line`), else at the launch."""
 
     kind: str
     severity: str
@@ -53,6 +58,13 @@ class Diagnostic:
     function: str = ""
     count: int = 1
     details: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if is_emulator_header(self.file):
+            file, line = kernel_call_site(self.details)
+            object.__setattr__(self, "file", file)
+            object.__setattr__(self, "line", line)
+            object.__setattr__(self, "function", "")
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Diagnostic:
@@ -80,6 +92,34 @@ class Diagnostic:
         return (
             f"{where}: {self.severity} {self.kind} [{core}{', ' + self.api if self.api else ''}]: {self.message}{times}"
         )
+
+
+def is_emulator_header(file: str) -> bool:
+    """Whether `file` lies in the emulator's include folder: by its path (a relative one as a stored record names a
+    shipped file, from the package's root, store._portable), or by the placeholder a cached binary names that folder
+    by (emu/build.py)."""
+    if not file:
+        return False
+    if file.startswith(f"{resources.EMU_PLACEHOLDER}/include/"):
+        return True
+    path = Path(file)
+    try:
+        return any(p.resolve().is_relative_to(_emulator_headers()) for p in (path, resources.root() / path))
+    except (OSError, ValueError):  # not a path this machine can resolve: no file of the emulator's
+        return False
+
+
+@cache
+def _emulator_headers() -> Path:
+    return resources.emu_include_dir().resolve()
+
+
+def kernel_call_site(details: Mapping[str, Any]) -> tuple[str, int]:
+    """The kernel's call a record's details name (a CRASH's or KERNEL_EXIT's last API call), or ("", 0)."""
+    file, line = details.get("api_file"), details.get("api_line")
+    if isinstance(file, str) and file and not is_emulator_header(file) and isinstance(line, int) and line > 0:
+        return file, line
+    return "", 0
 
 
 @dataclass(frozen=True)

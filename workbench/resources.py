@@ -1,5 +1,6 @@
-"""The one locator of what ships beside the Python code: `kernels/` (the ops' Ascend C sources and the
-ascemu emulator), `data/` (platform files) and `notebooks/` (the tutorials `workbench lab` opens).
+"""The one locator of what ships beside the Python code: `kernels/` (the ops' Ascend C sources, the ascemu
+emulator and the examples `workbench examples` copies), `data/` (platform files) and `notebooks/` (the tutorials
+`workbench lab` opens).
 
 In a checkout (and an editable install) they are the repository's top-level folders. In a wheel they are
 package data under `workbench/_bundle/`: setup.py copies the folders there at build time, so the
@@ -16,6 +17,7 @@ from .errors import WorkbenchError
 
 BUNDLE = "_bundle"
 _MARKER = Path("kernels", "emu", "include", "kernel_operator.h")
+EMU_PLACEHOLDER = "/__ascemu__"  # emu_dir() as cached binaries name it (emu/build.py maps it with -ffile-prefix-map)
 
 
 @cache
@@ -42,9 +44,19 @@ def emu_dir() -> Path:
     return path("kernels/emu")
 
 
+def emu_include_dir() -> Path:
+    """The emulator's headers: what kernels include (kernel_operator.h) and the emulator's own code (ascemu/)."""
+    return emu_dir() / "include"
+
+
 def platforms_dir() -> Path:
     return path("data/platforms")
 
 
 def notebooks_dir() -> Path:
     return path("notebooks")
+
+
+def examples_dir() -> Path:
+    """The example kernel and the example programs (`workbench examples` copies them)."""
+    return path("kernels/examples")

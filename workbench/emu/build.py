@@ -30,7 +30,7 @@ from .cache import Built, CompileFailed, Unit, cache_root, compile_cached, ensur
 __all__ = ["PLATFORM_MACRO", "BuildError", "Built", "CompileError", "Variant", "build", "defines_of"]
 
 PLATFORM_MACRO = {"P310": "ascend310p", "P910B": "ascend910b"}
-_EMU_TOKEN = "/__ascemu__"  # the emulator's folder, as binaries and keys see it
+_EMU_TOKEN = resources.EMU_PLACEHOLDER  # the emulator's folder, as binaries and keys see it
 
 
 @dataclass(frozen=True)

@@ -131,9 +131,11 @@ inline void emit(const char* kind, Sev sev, const char* api, const Where& at, co
     d.kind = kind;
     d.sev = sev;
     d.api = api;
-    d.file = at.file;
-    d.line = at.line;
-    d.function = at.function;
+    if (!in_emulator(at.file)) {  // a call the emulator made itself names no line (runtime.h, in_emulator)
+        d.file = at.file;
+        d.line = at.line;
+        d.function = at.function;
+    }
     d.message = msg;
     d.details = details;
     std::string line = "ASCEMU_ACL " + diag_json(d) + "\n";

@@ -83,7 +83,8 @@ inline volatile sig_atomic_t g_crash_written = 0;
 ASCEMU_DECL void crash_write_line();
 ASCEMU_DECL void alarm_handler(int);
 
-// Resolves a code address to "file:line" with addr2line (best effort; the caller guards with alarm()).
+// Resolves a code address to "file:line" with addr2line (best effort; the caller guards with alarm()): the innermost
+// frame of the kernel's code, so false when the address lies in an emulator function the kernel called.
 ASCEMU_DECL bool resolve_pc(uintptr_t pc, std::string& file, unsigned& line, std::string& func);
 
 ASCEMU_DECL void crash_handler(int sig, siginfo_t* si, void* uctx);

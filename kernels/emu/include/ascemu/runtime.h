@@ -21,6 +21,7 @@
 #include <set>
 #include <source_location>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -46,6 +47,20 @@ inline const char* sev_name(Sev s) {
     }
 }
 enum DiagFlags : unsigned { DF_NONE = 0, DF_STRICT_ERR = 1 };
+
+// ------------------------------------------------------------------------------------------------ locations
+// A diagnostic points at the kernel's line, never into the emulator's headers (docs/diagnostics.md, "Reading a
+// diagnostic"): a line of the emulator's own code tells the kernel's author nothing.  The headers' folder is spelled
+// the way this build spells it (__FILE__ of this header), which is how std::source_location spells their lines too.
+inline constexpr std::string_view emulator_include_dir() {
+    constexpr std::string_view self = __FILE__, tail = "ascemu/runtime.h";
+    return self.size() > tail.size() && self.ends_with(tail) ? self.substr(0, self.size() - tail.size())
+                                                               : std::string_view{};
+}
+inline bool in_emulator(const char* file) {
+    constexpr std::string_view dir = emulator_include_dir();
+    return file && !dir.empty() && std::string_view(file).starts_with(dir);
+}
 
 // ------------------------------------------------------------------------------------------------ config
 struct Config {
@@ -289,7 +304,11 @@ struct Core {
     uint32_t live_pipes = 0;
     void* pipe = nullptr;
     const char* last_api = "<kernel start>";
-    SL last_loc{};
+    SL last_loc{};  // the kernel's call site of its latest API call (never a line inside the emulator)
+    // whether the API call being executed comes from inside the emulator's headers (another API calling it without
+    // passing the kernel's site on), and the file api_enter judged that by: one pointer compare per API call
+    bool call_in_emulator = false;
+    const char* judged_file = nullptr;
     uint64_t api_calls = 0;
     // atomics (§4.8)
     const char* atomic_type = nullptr;
@@ -454,23 +473,34 @@ ASCEMU_DECL void diag_at(const char* kind, Sev sev, const char* file, uint32_t l
 
 ASCEMU_DECL int fatal_code(const std::string& kind);
 
-// Records a launch-level (core -1) diagnostic from harness code.
-ASCEMU_DECL void diag_launch(const char* kind, Sev sev, const std::string& msg, const std::string& details = "{}",
-                             const SL& loc = SL::current());
+// Records a launch-level (core -1) diagnostic from harness code: no source line (the kernel has ended or not begun).
+ASCEMU_DECL void diag_launch(const char* kind, Sev sev, const std::string& msg, const std::string& details = "{}");
 
 // ------------------------------------------------------------------------------------------------ API entry
-[[noreturn]] ASCEMU_DECL void harness_fatal(const std::string& msg, const SL& loc = SL::current());
+// A HARNESS record: at `loc` when a kernel's call is the cause (an API called outside a launch), else at no line.
+[[noreturn]] ASCEMU_DECL void harness_fatal(const std::string& msg, const SL& loc = SL{});
 
 // The cold ends of api_enter: an API called outside a launch (HARNESS), the per-core API budget spent (TIMEOUT).
 [[noreturn]] ASCEMU_DECL void api_outside_launch(const char* api, const SL& loc);
 ASCEMU_DECL void api_budget_exhausted(const SL& loc);
+
+// The cold end of api_enter, for a call site in another file than the previous call's: is it the emulator's?
+[[gnu::cold, gnu::noinline]] inline void judge_call_site(Core* c, const char* file) {
+    c->judged_file = file;
+    c->call_in_emulator = in_emulator(file);
+}
+
+// `loc`, the site of the API call being executed, when it is the kernel's; else the kernel's call of the outer API.
+inline const SL& kernel_loc(const Core* c, const SL& loc) { return c->call_in_emulator ? c->last_loc : loc; }
 
 inline Core* api_enter(const char* api, const SL& loc) {
     Core* c = t_core;
     if (!c) [[unlikely]]
         api_outside_launch(api, loc);
     c->last_api = api;
-    c->last_loc = loc;
+    if (loc.file_name() != c->judged_file) [[unlikely]]
+        judge_call_site(c, loc.file_name());
+    if (!c->call_in_emulator) c->last_loc = loc;  // an inner call keeps the outer call's site
     c->psv.cur = PX_V;  // most APIs run on the vector pipe; S / MTE2 / MTE3 APIs override after api_enter
     if (++c->api_calls > rt().cfg.api_budget) [[unlikely]]
         api_budget_exhausted(loc);

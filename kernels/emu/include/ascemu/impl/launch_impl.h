@@ -185,6 +185,7 @@ ASCEMU_DECL bool resolve_pc(uintptr_t pc, std::string& file, unsigned& line, std
         lines.push_back(s);
     }
     pclose(f);
+    // innermost frame first (-i): the first one in code of the kernel's, past what the emulator inlined into it
     for (size_t i = 0; i + 1 < lines.size(); i += 2) {
         const std::string& fl = lines[i + 1];
         size_t colon = fl.rfind(':');
@@ -193,7 +194,7 @@ ASCEMU_DECL bool resolve_pc(uintptr_t pc, std::string& file, unsigned& line, std
         size_t sp = ln.find(' ');
         if (sp != std::string::npos) ln = ln.substr(0, sp);
         unsigned l = (unsigned)std::strtoul(ln.c_str(), nullptr, 10);
-        if (l == 0) continue;
+        if (l == 0 || in_emulator(fl.substr(0, colon).c_str())) continue;
         file = fl.substr(0, colon);
         line = l;
         func = lines[i];
@@ -534,7 +535,7 @@ ASCEMU_DECL int launch(int block_dim, const std::function<void()>& body) {
                 Core* hot = nullptr;
                 for (auto& c : R.cores)
                     if (c->state == CState::Running) { hot = c.get(); break; }
-                SL loc = hot ? hot->last_loc : SL::current();
+                SL loc = hot ? hot->last_loc : SL{};
                 lk.unlock();
                 t_core = hot;  // attribute the record to a running core (main thread only reads it)
                 diag("TIMEOUT", Sev::Fatal, loc, strf("launch exceeded timeout_s = %g s", R.cfg.timeout_s), det);

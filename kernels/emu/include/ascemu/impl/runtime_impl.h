@@ -36,6 +36,13 @@ ASCEMU_DECL void diag_at(const char* kind, Sev sev, const char* file, uint32_t l
                          const char* function, const std::string& msg, const std::string& details, unsigned flags) {
     Runtime& R = rt();
     Core* c = t_core;
+    if (in_emulator(file)) {  // a line of the emulator's own code: the kernel's call site instead, else no line
+        const SL at = c ? c->last_loc : SL{};
+        file = at.file_name();
+        line = at.line();
+        column = at.column();
+        function = at.function_name();
+    }
     if ((flags & DF_STRICT_ERR) && R.cfg.strict && sev < Sev::Error) sev = Sev::Error;
     bool fatal = sev == Sev::Fatal || (R.cfg.strict && sev >= Sev::Error);
     if (fatal) {
@@ -85,11 +92,10 @@ ASCEMU_DECL void diag_at(const char* kind, Sev sev, const char* file, uint32_t l
     if (fatal) fatal_exit(sev == Sev::Fatal ? fatal_code(kind) : 2);
 }
 
-ASCEMU_DECL void diag_launch(const char* kind, Sev sev, const std::string& msg, const std::string& details,
-                             const SL& loc) {
+ASCEMU_DECL void diag_launch(const char* kind, Sev sev, const std::string& msg, const std::string& details) {
     Core* saved = t_core;
     t_core = nullptr;
-    diag(kind, sev, loc, msg, details);
+    diag(kind, sev, SL{}, msg, details);
     t_core = saved;
 }
 
@@ -278,7 +284,7 @@ ASCEMU_DECL void dispatch_locked() {
         std::string det = "{\"cores\":" + core_states_json() +
                           ",\"hint\":\"a core polls GM that no other core will write; with GetValue polling, check "
                           "DataCacheCleanAndInvalid (stale DCache) and that the flag writer runs\"}";
-        SL loc = me ? me->last_loc : SL::current();
+        SL loc = me ? me->last_loc : SL{};
         diag("DEADLOCK", Sev::Fatal, loc, "no core can make progress (all unfinished cores wait at a barrier or poll GM)",
              det);
         return;
@@ -393,9 +399,10 @@ ASCEMU_DECL bool race_same_bytes(const Core* c, uintptr_t lo, uintptr_t hi) {
     return slo <= lo && hi <= shi && std::memcmp((const void*)lo, c->race_snap.data() + (lo - slo), hi - lo) == 0;
 }
 
-ASCEMU_DECL void race_on_write(Core* c, uintptr_t lo, uintptr_t hi, bool atomic, const SL& loc, const char* api) {
+ASCEMU_DECL void race_on_write(Core* c, uintptr_t lo, uintptr_t hi, bool atomic, const SL& site, const char* api) {
     Runtime& R = rt();
     if (R.cores.size() < 2) return;
+    const SL& loc = kernel_loc(c, site);  // kept in the write log: another core's record names this line
     std::string report, identical;  // a conflicting overlap; an overlap rewritten with the same bytes
     {
         std::lock_guard<std::mutex> g(R.rm);
@@ -453,9 +460,10 @@ ASCEMU_DECL void race_on_write(Core* c, uintptr_t lo, uintptr_t hi, bool atomic,
              identical);
 }
 
-ASCEMU_DECL void race_on_read(Core* c, uintptr_t lo, uintptr_t hi, const SL& loc, const char* api) {
+ASCEMU_DECL void race_on_read(Core* c, uintptr_t lo, uintptr_t hi, const SL& site, const char* api) {
     Runtime& R = rt();
     if (R.cores.size() < 2) return;
+    const SL& loc = kernel_loc(c, site);  // kept until the launch ends (GM_RW_RACE is recorded then)
     std::lock_guard<std::mutex> g(R.rm);
     std::vector<SyncRegion*> rs;
     if (region_overlap_locked(lo, hi, &rs)) {

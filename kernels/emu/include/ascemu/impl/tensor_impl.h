@@ -82,7 +82,8 @@ ASCEMU_DECL void pipe_ub(Core* c, uint32_t lo, uint32_t hi, bool rd, bool wr, co
         }
     }
     if (!wr) return;
-    PipeTag nt{lo, hi, s.vc[q][q], (uint8_t)q, 0, loc.line(), loc.file_name(), c->last_api, c->api_calls};
+    const SL& at = kernel_loc(c, loc);  // a later record names the writer's line: the kernel's
+    PipeTag nt{lo, hi, s.vc[q][q], (uint8_t)q, 0, at.line(), at.file_name(), c->last_api, c->api_calls};
     // Inside one tag of the same pipe and epoch (an in-place op, a row of a tile): the split and merge below
     // would rebuild that tag, taking this call as its writer when it starts at lo.  Adjacent tags never share
     // (pipe, epoch), as every change merges them, so nothing else would change.
