@@ -2,7 +2,9 @@
 
 Shown only when stderr is a terminal and not silenced (`--quiet`, `set_enabled(False)`); a block that ends
 within `after` seconds draws nothing. tqdm draws the line and is imported only then. Other front ends (the
-widgets' Run) follow the same stages through `listening(callback)`.
+widgets' Run) follow the same stages through `listening(callback)`. In a Jupyter kernel with no listener (a
+notebook cell, not the app, whose listener has a widget of its own) the stages go to a line in the cell
+instead (notebook_progress.py); `notebook_line()` groups a block's stages on one line, as `wb.run` does.
 """
 
 from __future__ import annotations
@@ -10,13 +12,16 @@ from __future__ import annotations
 import shutil
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from . import notebook_progress
 from .render.text import WIDTH
 
 _enabled: bool | None = None  # None: when stderr is a terminal
 _listeners: list[Callable[[str, bool], None]] = []
+_line: notebook_progress.NotebookLine | None = None  # the line of the running notebook_line() block
 
 
 @contextmanager
@@ -45,11 +50,67 @@ def stage(what: str, after: float = 0.5) -> Iterator[None]:
     for listener in tuple(_listeners):
         listener(what, True)
     try:
-        with _terminal(what, after):
+        with _terminal(what, after), _notebook(what, after):
             yield
     finally:
         for listener in tuple(_listeners):
             listener(what, False)
+
+
+@contextmanager
+def notebook_line() -> Iterator[Callable[[str], None]]:
+    """In a notebook cell, this block's stages share one line, and the yielded `finish(text)` leaves `text` on it
+    (e.g. "done: PASS in 14.2 s"); without a call it ends as "done in N s", or "stopped after N s while ..." when
+    the block raises. The line appears only once a stage has run its `after` seconds. Elsewhere, and inside
+    another such block (whose line it uses), nothing happens here."""
+    global _line
+    if _line is not None or not _notebook_wanted():
+        yield _ignore
+        return
+    line = _line = notebook_progress.NotebookLine()
+    last: list[str] = []
+    try:
+        yield last.append
+    except BaseException:
+        line.close(line.stopped_text())
+        raise
+    else:
+        line.close(last[-1] if last else f"done in {time.perf_counter() - line.started:.1f} s")
+    finally:
+        _line = None
+
+
+def _ignore(text: str) -> None:
+    pass
+
+
+def _notebook_wanted() -> bool:
+    # a listener (the app) shows the stages itself: a second line in its page would repeat them
+    return _enabled is not False and not _listeners and notebook_progress.in_kernel()
+
+
+@contextmanager
+def _notebook(what: str, after: float) -> Iterator[None]:
+    """The stage on the notebook_line() block's line; outside one (a build of `emu.load(...).built()`, a program)
+    on a line of its own, which ends with the stage's time."""
+    line = _line
+    own = line is None and _notebook_wanted()
+    if own:
+        line = notebook_progress.NotebookLine()
+    if line is None:
+        yield
+        return
+    line.begin(what, after)
+    try:
+        yield
+    except BaseException:
+        line.end(what)
+        if own:
+            line.close(line.stopped_text())
+        raise
+    line.end(what)
+    if own:
+        line.close(f"done: {what} in {time.perf_counter() - line.started:.1f} s")
 
 
 @contextmanager

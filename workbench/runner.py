@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from . import backends, memory, reruns, resources
+from . import backends, memory, progress, reruns, resources
 from ._files import check_text_source
 from ._parallel import WORKERS, in_background
 from .baseline import Baseline, baseline_json, compare_builtin
@@ -128,8 +128,27 @@ def run(
     the available memory) bounds the host memory the run may need (memory.py). `kernel` runs an edited copy of the
     op's kernel source (see `copy_kernel`) instead of the shipped one, with the same tiling and report. A rerun of
     the same (case, seed, distribution) reuses the inputs and golden of an earlier one (reruns.py): a Result's
-    inputs and expected arrays are read-only.
+    inputs and expected arrays are read-only. In a notebook cell a build or a long launch shows a progress line
+    that ends with the verdict (progress.notebook_line).
     """
+    with progress.notebook_line() as finish:
+        result = _run(case, backend, seed, distribution, standard, inputs, worst, max_memory, kernel)
+        # the case too: a cell that runs several cases leaves one such line per run
+        finish(f"done: {result.verdict} in {result.stages['total_s']:.1f} s — {case.label()}")
+    return result
+
+
+def _run(
+    case: Case,
+    backend: str,
+    seed: int,
+    distribution: str | None,
+    standard: str | None,
+    inputs: Mapping[str, np.ndarray] | None,
+    worst: int,
+    max_memory: Any,
+    kernel: str | Path | None,
+) -> Result:
     clock = time.perf_counter
     start = clock()
     be = backends.get(backend)
