@@ -167,10 +167,15 @@ def test_platform_names_are_case_insensitive_like_dtypes(capsys: pytest.CaptureF
 
 def test_required_attrs_are_shown_as_required(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "ops", "embedding_dense_grad")
-    assert code == 0 and "attr num_weights (int, required)" in out and "default None" not in out
+    assert code == 0 and "    num_weights (int, required): rows of out" in out and "default None" not in out
     code, out, _ = run(capsys, "ops", "embedding_dense_grad", "--json")
     attrs = {a["name"]: a for a in json.loads(out)["attrs"]}
-    assert attrs["num_weights"] == {"name": "num_weights", "type": "int", "required": True}
+    assert attrs["num_weights"] == {
+        "name": "num_weights",
+        "type": "int",
+        "required": True,
+        "doc": "rows of out, 0..INT32_MAX",
+    }
     assert attrs["padding_idx"]["default"] == -1
 
 

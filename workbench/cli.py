@@ -1,4 +1,5 @@
-"""`workbench` command line: ops, platforms, tiling, run, record, build, emu-run, demo, app, lab.
+"""`workbench` command line: ops, platforms, tiling, run, record, copy-kernel, build, emu-run, examples, demo, app,
+lab (the arguments: cli_parser.py).
 
 Exit codes: 0 ok (run: passed), 1 precision failure (emu-run: the program exited non-zero), 2 invalid input,
 3 kernel fault, 4 infrastructure fault (a cache, scratch or output path the machine refused: one line naming the path
@@ -11,6 +12,7 @@ import argparse
 import contextlib
 import json
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -18,112 +20,20 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__, progress
+from . import progress
 from ._files import check_output_file
 from .case import Case
-from .errors import InfrastructureError, InvalidAttr, WorkbenchError
-from .opspec import REQUIRED
+from .cli_parser import build_parser, split_shape
+from .errors import InfrastructureError, InvalidAttr, InvalidInput, WorkbenchError
+from .opspec import REQUIRED, OpSpec
 from .platform import PLATFORMS
 from .registry import OPS
 from .render import plan_text, platforms_text, table
+from .render.op_text import default_platform, op_text, platform_families
 
 EXIT_OK, EXIT_PRECISION, EXIT_INVALID, EXIT_FAULT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # the shell's convention for SIGINT
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> Any:  # argparse's own errors: same exit code and no traceback
-        self.print_usage(sys.stderr)
-        print(f"workbench: error: {message}", file=sys.stderr)
-        raise SystemExit(EXIT_INVALID)
-
-
-def _add_case_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("op", help="op name (see `workbench ops`)")
-    p.add_argument("--dtype", required=True, help="SRC[:DST], e.g. float32:float16 (Cast) or float16 (SCE)")
-    p.add_argument("--shape", required=True, help="D0,D1,... of the primary input; '' for a scalar")
-    p.add_argument("--format", default="", help="ND or NCHW (default: the op's choice for the rank)")
-    p.add_argument("--attr", action="append", default=[], metavar="NAME=VALUE", help="op attribute (repeatable)")
-    p.add_argument("--platform", default="", help="SoC (see `workbench platforms`); default: the op's target")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="workbench", description="Ascend C kernel workbench: tiling, UB budget, goldens.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    ops = sub.add_parser("ops", help="list the ops, or one op's dtype matrix and attributes")
-    ops.add_argument("op", nargs="?")
-    ops.add_argument("--json", action="store_true")
-    plats = sub.add_parser("platforms", help="list the SoC platforms")
-    plats.add_argument("--json", action="store_true")
-    _add_case_flags(sub.add_parser("tiling", help="show the host tiling decision and UB budget"))
-    run = sub.add_parser("run", help="run the kernel on a backend and compare with the golden")
-    record = sub.add_parser("record", help="run, then store the run (NAME.npz + NAME.json) for the replay backend")
-    record.add_argument(
-        "--out", required=True, metavar="PATH", help="where: PATH.json and PATH.npz (the name as given; run.v1 stays)"
-    )
-    record.add_argument("--force", action="store_true", help="replace a record of that name")
-    for p in (run, record):
-        _add_case_flags(p)
-        p.add_argument(
-            "--backend",
-            default="emu",
-            help="emu (default); npu (a device through pyACL, or WORKBENCH_ACL=emulated: the same path on the "
-            "emulator, times predicted); replay (a stored record of the same run)",
-        )
-        p.add_argument("--seed", type=int, default=0)
-        p.add_argument("--distribution", default=None, help="input distribution (see `workbench ops OP`)")
-        p.add_argument("--standard", default=None, help="exact, double_thousandth, single_benchmark, mixed_tolerance")
-        p.add_argument("--html", default=None, metavar="FILE", help="also write a self-contained HTML report")
-        p.add_argument("--kernel", default=None, metavar="FILE", help="an edited copy of the op's kernel to run")
-        p.add_argument(
-            "--max-memory", default=None, help="host memory the run may use, e.g. 4G (default: half of the available)"
-        )
-    _add_build_parser(sub)
-    _add_emu_run_parser(sub)
-    demo = sub.add_parser("demo", help="the main job: every op's worked examples: tiling, kernel run, goldens")
-    demo.add_argument("--backend", default="emu", help="emu (default), or none: tiling and goldens only")
-    for p in (run, record, demo):
-        p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
-    app = sub.add_parser("app", help="serve the workbench app (widgets, no code) as a page on 127.0.0.1")
-    lab = sub.add_parser("lab", help="copy the notebooks into a folder and open JupyterLab there")
-    lab.add_argument("--dir", default="workbench-notebooks", help="the folder (default: ./workbench-notebooks)")
-    for p in (app, lab):
-        p.add_argument("--port", type=int, default=None, help="port on 127.0.0.1 (default: a free one)")
-        p.add_argument("--no-browser", action="store_true", help="print the URL only; do not open a browser")
-    return parser
-
-
-def _add_build_parser(sub: Any) -> None:
-    p = sub.add_parser("build", help="build an op's kernel for the emulator (g++) or for a SoC with CANN (cmake)")
-    p.add_argument("op", help="op name (see `workbench ops`)")
-    p.add_argument("--target", required=True, choices=("emu", "npu"), help="emu: ascemu with g++; npu: CANN's cmake")
-    p.add_argument("--soc", default=None, help="SoC (see `workbench platforms`); default: the op's target")
-    p.add_argument("--dtype", default=None, help="SRC[:DST] of the kernel variant; default: the op's first example")
-    p.add_argument("--out", default=None, metavar="DIR", help="npu: project and build folder (default ./npu-build/..)")
-    p.add_argument("--dump", action="store_true", help="npu: keep printf/DumpTensor (ASCENDC_DUMP); off for timing")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
-
-
-def _add_emu_run_parser(sub: Any) -> None:
-    p = sub.add_parser(
-        "emu-run", help="build a single-source .asc program (kernels + host main) and run it on the emulator"
-    )
-    p.add_argument("program", help="the .asc or .cpp file: kernels launched with <<<>>> and a main() that calls ACL")
-    p.add_argument("program_args", nargs="*", metavar="ARG", help="the program's own arguments, after --")
-    p.add_argument("--platform", default="Ascend310P3", help="SoC (see `workbench platforms`); default Ascend310P3")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per launch, and for the whole run (+10 s)")
-    p.add_argument(
-        "-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]", help="a macro for g++ (repeatable)"
-    )
-    p.add_argument(
-        "-I", dest="include", action="append", default=[], metavar="DIR", help="a header folder for g++ (repeatable)"
-    )
-    p.add_argument(
-        "--json", action="store_true", help="print one JSON object: output, exit, every launch's diagnostics"
-    )
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+__all__ = ["build_parser", "case_from_args", "defines_from_args", "main", "tiling_json"]
 
 
 def defines_from_args(items: Sequence[str]) -> dict[str, object]:
@@ -180,40 +90,41 @@ def tiling_json(case: Case) -> dict[str, Any]:
     }
 
 
+def op_json(spec: OpSpec) -> dict[str, Any]:
+    """One op as `workbench ops [OP] --json` prints it (the table leaves out the dtype matrix)."""
+    return {
+        "name": spec.name,
+        "summary": spec.summary,
+        "inputs": [t.name for t in spec.inputs],
+        "outputs": [t.name for t in spec.outputs],
+        "formats": list(spec.formats),
+        "platforms": list(spec.target_platforms()),
+        "default_platform": default_platform(spec),
+        "distributions": list(spec.distributions),
+        "attrs": [
+            {"name": a.name, "type": a.type.__name__, "required": a.default is REQUIRED}
+            | ({} if a.default is REQUIRED else {"default": a.default})
+            | {"doc": a.doc}
+            for a in spec.attrs
+        ],
+        "dtype_combinations": len(spec.dtype_matrix),
+        "dtypes": [list(d) for d in spec.dtype_matrix],
+    }
+
+
 def _ops(args: argparse.Namespace) -> int:
     if args.op:
         spec = OPS[args.op]
-        info: dict[str, Any] = {
-            "name": spec.name,
-            "summary": spec.summary,
-            "inputs": [t.name for t in spec.inputs],
-            "outputs": [t.name for t in spec.outputs],
-            "formats": list(spec.formats),
-            "platforms": list(spec.platforms),
-            "distributions": list(spec.distributions),
-            "attrs": [
-                {"name": a.name, "type": a.type.__name__, "required": a.default is REQUIRED}
-                | ({} if a.default is REQUIRED else {"default": a.default})
-                for a in spec.attrs
-            ],
-            "dtypes": [list(d) for d in spec.dtype_matrix],
-        }
-        if args.json:
-            print(json.dumps(info))
-        else:
-            print(f"{spec.name}: {spec.summary}")
-            for key in ("inputs", "outputs", "formats", "platforms", "distributions"):
-                print(f"  {key}: {', '.join(info[key])}")
-            for a in info["attrs"]:
-                need = "required" if a["required"] else f"default {a['default']}"
-                print(f"  attr {a['name']} ({a['type']}, {need})")
-            print(f"  dtypes ({len(spec.dtype_matrix)}): " + ", ".join(":".join(d) for d in spec.dtype_matrix))
+        print(json.dumps(op_json(spec)) if args.json else op_text(spec))
         return EXIT_OK
-    rows = [[s.name, len(s.dtype_matrix), "/".join(s.formats), ",".join(s.platforms), s.summary] for s in OPS.values()]
     if args.json:
-        print(json.dumps([{"name": r[0], "dtype_combinations": r[1], "summary": r[4]} for r in rows]))
-    else:
-        print(table(rows, ["op", "dtypes", "formats", "platforms", "summary"]))
+        print(json.dumps([{k: v for k, v in op_json(s).items() if k != "dtypes"} for s in OPS.values()]))
+        return EXIT_OK
+    rows = [
+        [s.name, len(s.dtype_matrix), "/".join(s.formats), ", ".join(platform_families(s)), s.summary]
+        for s in OPS.values()
+    ]
+    print(table(rows, ["op", "dtypes", "formats", "platforms", "summary"]))
     return EXIT_OK
 
 
@@ -240,6 +151,8 @@ def _run(args: argparse.Namespace) -> int:
     case = case_from_args(args)
     if args.html is not None:  # refuse before the run, not after it
         check_output_file(args.html, "--html")
+    if args.kernel is not None:  # before the run, and in the command line's terms
+        check_kernel_file(args)
     out = getattr(args, "out", None)
     if out is not None and not Path(out).parent.is_dir():
         raise WorkbenchError("--out", out, "a file path in an existing folder")
@@ -266,6 +179,59 @@ def _run(args: argparse.Namespace) -> int:
         for d in result.diagnostics:
             print(f"workbench: {d}", file=sys.stderr)
     return code
+
+
+def case_flags(args: argparse.Namespace) -> list[str]:
+    """The op and the flags that name the case of `args`, as they were given."""
+    flags = [args.op, "--dtype", args.dtype, "--shape", args.shape]
+    flags += ["--format", args.format] if args.format else []
+    flags += ["--platform", args.platform] if args.platform else []
+    return flags + [flag for item in args.attr for flag in ("--attr", item)]
+
+
+def check_kernel_file(args: argparse.Namespace) -> None:
+    if not Path(args.kernel).expanduser().is_file():
+        raise InvalidInput(
+            "--kernel",
+            args.kernel,
+            "an existing Ascend C source file; make one with "
+            f"`{shlex.join(['workbench', 'copy-kernel', *case_flags(args), args.kernel])}` "
+            "(in Python: wb.copy_kernel(case, path))",
+        )
+
+
+def _copy_kernel(args: argparse.Namespace) -> int:
+    """The kernel source the case runs, copied to OUT (a new file, or into an existing folder) to edit."""
+    from . import resources
+    from .runner import copy_kernel
+
+    case = case_from_args(args)
+    if case.spec.kernel is None:
+        raise WorkbenchError("op", case.op, "an op with a shipped kernel")
+    source = resources.path(case.spec.kernel(case).source)
+    out = Path(args.out).expanduser()
+    target = out / source.name if out.is_dir() else out
+    if target.exists():
+        raise WorkbenchError("OUT", str(target), "a file that does not exist yet (copy-kernel never replaces a file)")
+    if not target.parent.is_dir():
+        raise WorkbenchError("OUT", str(target), "a new file in an existing folder, or an existing folder")
+    copied = copy_kernel(case, target)
+    run_it = shlex.join(["workbench", "run", *case_flags(args), "--kernel", str(copied)])
+    print(f"workbench: copied {source.name} of {case.label()}; edit it, then run it: {run_it}", file=sys.stderr)
+    print(copied)
+    return EXIT_OK
+
+
+def _examples(args: argparse.Namespace) -> int:
+    from .examples import copy_examples
+
+    copied, kept = copy_examples(args.dir)
+    folder = Path(args.dir).expanduser().resolve()
+    kept_text = f"; {len(kept)} already there, kept as they are" if kept else ""
+    print(f"workbench: copied {len(copied)} example(s) into {folder}{kept_text}", file=sys.stderr)
+    for path in sorted([*copied, *kept]):
+        print(path)
+    return EXIT_OK
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -382,7 +348,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "emu-run" in argv and "--" in argv[argv.index("emu-run") :]:
         cut = argv.index("--", argv.index("emu-run"))
         argv, program_args = argv[:cut], argv[cut + 1 :]
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # one line for a shape the shell split (`--shape 64, 1000`), else argparse's own error
+        if (split := split_shape(argv)) is None:
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+        _refused(argparse.Namespace(json="--json" in argv), split)
+        return EXIT_INVALID
     if program_args:
         args.program_args = [*args.program_args, *program_args]
     if getattr(args, "quiet", False):
@@ -397,8 +369,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "tiling": _tiling,
         "run": _run,
         "record": _run,
+        "copy-kernel": _copy_kernel,
         "build": _build,
         "emu-run": _emu_run,
+        "examples": _examples,
         "demo": _demo,
         "app": _app,
         "lab": _lab,

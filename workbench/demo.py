@@ -1,4 +1,4 @@
-"""`workbench demo`: the main job. Every op's worked examples (§4 of its docs/ops/ page), end to end.
+"""`workbench demo`: a tour in the terminal. Every op's worked examples (§4 of its docs/ops/ page), end to end.
 
 For each example: the host tiling decision and UB budget; the op's Ascend C kernel run on the `emu`
 backend (ascemu) and compared with the golden; and the golden itself checked against an independent

@@ -64,6 +64,17 @@ class KernelInfo:
 
 
 @dataclass(frozen=True)
+class Explore:
+    """The dimension a user walks to find the op's next tiling decision, and the quantity that shows it coming
+    (the app's neighbourhood chart, explore.py)."""
+
+    dim: int  # the shape index walked (negative counts from the end)
+    name: str  # what the op's docs call that dimension
+    quantity: str  # the TilingData field plotted, or "ub_percent" (UB used, % of what tiling may allocate)
+    label: str  # the quantity's axis title
+
+
+@dataclass(frozen=True)
 class OpSpec:
     """Everything the workbench knows about one op; each function is pure.
 
@@ -90,6 +101,7 @@ class OpSpec:
     golden: Callable[..., dict[str, np.ndarray]]  # golden(case, inputs, **options)
     standard: Callable[[str, str], str]  # (output name, dtype) -> default comparison standard
     dtype_fill: Callable[[tuple[str, ...]], tuple[str, ...]] = lambda d: d  # complete a short spelling
+    dtype_roles: tuple[str, ...] = ()  # what each dtype of `--dtype A:B` sets, for people (`workbench ops OP`)
     check_data: Callable[[Case, Mapping[str, np.ndarray]], None] | None = None
     default_format: Callable[[tuple[int, ...]], str] = lambda shape: "ND"
     # (case, inputs, output name, output index) -> input values that produced that element, for reports.
@@ -99,6 +111,7 @@ class OpSpec:
     builtin: Callable[[Case], BuiltinCall] | None = None  # the built-in (TBE) op's aclnn call; None: none known
     # (result, kernel time, built-in time, reference result) -> the op's performance criteria (criteria.py)
     criteria: Callable[..., list[Any]] | None = None
+    explore: Explore | None = None  # None: the app shows no neighbourhood chart
 
     # -- normalisation used by Case ---------------------------------------------------------------
     def normalize_dtypes(self, dtypes: tuple[str, ...]) -> tuple[str, ...]:

@@ -1,7 +1,7 @@
 """Plain-text renderings for terminals and logs: every line fits in WIDTH columns.
 
-Tables shrink their widest columns and cut cells with an ellipsis; prose (notes, diagnostics, headers)
-wraps with a hanging indent.
+Tables shrink their widest columns and cut cells with an ellipsis (a table may keep its last column whole, wrapped
+under itself); prose (notes, diagnostics, headers) wraps with a hanging indent.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 WIDTH = 120
 _MIN_CELL = 8
+_MIN_WRAPPED = 24  # a wrapped last column is at least this wide (or as wide as its widest cell)
 
 
 def fit(cell: str, width: int) -> str:
@@ -35,21 +36,43 @@ def wrap(text: str, indent: str = "", hang: str = "    ", width: int = WIDTH) ->
     return textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=rest, break_long_words=True) or [indent]
 
 
-def table(rows: Sequence[Sequence[object]], header: Sequence[str], indent: str = "", width: int = WIDTH) -> str:
-    """A compact left-aligned text table, its widest columns narrowed (cells cut with …) to fit `width`."""
+def table(
+    rows: Sequence[Sequence[object]],
+    header: Sequence[str],
+    indent: str = "",
+    width: int = WIDTH,
+    wrap_last: bool = False,
+) -> str:
+    """A compact left-aligned text table, its widest columns narrowed (cells cut with …) to fit `width`.
+    With `wrap_last`, the last column is never cut: its cells wrap onto lines of their own under it."""
     cells = [[str(c) for c in header], *[[str(c) for c in row] for row in rows]]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    over = len(indent) + sum(widths) + 2 * (len(widths) - 1) - width
+    last = widths[-1]
     floors = [min(w, max(_MIN_CELL, len(h))) for w, h in zip(widths, header, strict=True)]
+    if wrap_last:  # the others narrow only as far as the last column needs to keep _MIN_WRAPPED (or all it needs)
+        floors[-1] = widths[-1] = min(last, max(_MIN_WRAPPED, len(header[-1])))
+    over = len(indent) + sum(widths) + 2 * (len(widths) - 1) - width
     while over > 0:  # one column at a time, always the widest (the last of equals), so wide cells share the cut
         i = max((k for k in range(len(widths)) if widths[k] > floors[k]), key=lambda k: (widths[k], k), default=None)
         if i is None:
             break
         widths[i] -= 1
         over -= 1
-    lines = [indent + "  ".join(fit(c, w).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
+    if wrap_last:  # then it takes whatever width is left
+        widths[-1] = min(last, widths[-1] - min(over, 0))
+    lines = []
+    for r in cells:
+        lines += _table_row(r, widths, indent, wrap_last)
     lines.insert(1, indent + "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def _table_row(row: Sequence[str], widths: Sequence[int], indent: str, wrap_last: bool) -> list[str]:
+    if not wrap_last:
+        return [indent + "  ".join(fit(c, w).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()]
+    head = indent + "".join(fit(c, w).ljust(w) + "  " for c, w in zip(row[:-1], widths[:-1], strict=True))
+    pieces = textwrap.wrap(row[-1], widths[-1], break_long_words=True) or [""]
+    return [((head if n == 0 else " " * len(head)) + piece).rstrip() for n, piece in enumerate(pieces)]
 
 
 def fmt(x: Any, digits: int = 6) -> str:
@@ -126,7 +149,8 @@ def platforms_text(platforms: Sequence[Platform]) -> str:
 
 # -- precision reports and run results ---------------------------------------------------------------
 
-WORST_COLUMNS = ("index", "flat", "expected", "actual", "abs_err", "rel_err", "ulp", "location", "inputs")
+# location (the core, tile and offset that computed the element) is last: the text table wraps it, never cuts it
+WORST_COLUMNS = ("index", "flat", "expected", "actual", "abs_err", "rel_err", "ulp", "inputs", "location")
 
 
 def report_header(r: Report) -> str:
@@ -163,8 +187,8 @@ def worst_rows(r: Report) -> list[list[str]]:
             fmt(e.abs_err),
             fmt(e.rel_err),
             fmt(e.ulp),
-            e.location,
             ", ".join(f"{k}={fmt(v, 9)}" for k, v in e.inputs.items()),
+            e.location,
         ]
         for e in r.worst
     ]
@@ -174,7 +198,7 @@ def report_text(r: Report) -> str:
     lines = [*wrap(report_header(r)), *(line for k, v in report_summary(r) for line in wrap(f"{k}: {v}", "  "))]
     if r.worst:
         lines.append(f"  worst {len(r.worst)} (failing first, then largest error):")
-        lines.append(table(worst_rows(r), WORST_COLUMNS, indent="    "))
+        lines.append(table(worst_rows(r), WORST_COLUMNS, indent="    ", wrap_last=True))
     return "\n".join(lines)
 
 
@@ -185,14 +209,19 @@ def duration(seconds: float) -> str:
     return f"{seconds * 1e3:.1f} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.3g} µs"
 
 
+def timing_label(key: str) -> str:
+    """A timing's name without the unit its key carries (`build_s` -> `build`): the value shows its own unit."""
+    return key.removesuffix("_s")
+
+
 def timings_text(timings: Mapping[str, float], sources: Mapping[str, str]) -> str:
-    """Every timing with its source, a run of timings of one source named once:
-    "build_s 1.20 s (host wall); launch_s 5.0 ms, kernel_s 612 µs (emulator wall); golden_s 2.1 ms (host wall)"."""
+    """Every timing (in seconds, keys `..._s`) with its source, a run of timings of one source named once:
+    "build 1.20 s (host wall); launch 5.0 ms, kernel 612 µs (emulator wall); golden 2.1 ms (host wall)"."""
     groups: list[tuple[str, list[str]]] = []
     for key, seconds in timings.items():
         if not groups or groups[-1][0] != sources[key]:
             groups.append((sources[key], []))
-        groups[-1][1].append(f"{key} {duration(seconds)}")
+        groups[-1][1].append(f"{timing_label(key)} {duration(seconds)}")
     return "; ".join(f"{', '.join(times)} ({source})" for source, times in groups)
 
 

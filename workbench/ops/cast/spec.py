@@ -10,7 +10,7 @@ from ...dtypes import GE_ENUM, NUMPY, canonical
 from ...errors import ACLNN_ERR_PARAM_INVALID as INVALID
 from ...errors import ACLNN_ERR_PARAM_NULLPTR as NULLPTR
 from ...errors import InvalidAttr, InvalidDtype, InvalidFormat, InvalidShape, NullTensor
-from ...opspec import KernelInfo, OpSpec, TensorDesc, TensorSpec
+from ...opspec import Explore, KernelInfo, OpSpec, TensorDesc, TensorSpec
 from .builtin import builtin
 from .criteria import criteria
 from .golden import golden
@@ -122,12 +122,14 @@ def kernel(case: Case) -> KernelInfo:
 
 SPEC = OpSpec(
     name="cast",
-    summary="y = cast(x) to dst_type, 60 delivered (src, dst) pairs on Ascend310P (aclnnCast). dst_type is not a "
-    "user attr: Case.dtypes = (src, dst) implies it (dst_type = GE enum of dst); check() also validates an "
-    "explicit dst_type entry against out.dtype.",
-    inputs=(TensorSpec("x", "self: ND, any rank 0..8; BOOL, F16, F32, I8, U8, I16, I32, I64, BF16"),),
-    outputs=(TensorSpec("y", "out: same shape, dtype = dst_type; BF16 output never delivered"),),
+    # aclnnCast's dst_type is no attribute here: the pair (src, dst) of Case.dtypes implies it (the GE enum of dst);
+    # check() still validates an explicit dst_type entry (as an aclnn call would pass it) against out.dtype.
+    summary="y = cast(x): every element of x converted to the destination dtype, the second dtype of "
+    "--dtype src:dst; 60 (src, dst) pairs on Ascend310P, as aclnnCast.",
+    inputs=(TensorSpec("x", "any rank 0..8; bool, float16, float32, int8, uint8, int16, int32, int64, bfloat16"),),
+    outputs=(TensorSpec("y", "the shape of x, in the destination dtype (bfloat16 is a source only)"),),
     attrs=(),
+    dtype_roles=("src", "dst"),
     dtype_matrix=tuple(PAIRS),
     formats=("ND",),
     platforms=("Ascend310P",),  # any 310P SoC; a Case defaults to the first one (Ascend310P3)
@@ -144,4 +146,6 @@ SPEC = OpSpec(
     kernel=kernel,
     builtin=builtin,
     criteria=criteria,
+    # ubFormer is set by the dtype pair alone (flat over sizes): what a size changes is the tiles each core runs
+    explore=Explore(-1, "n", "formerTileNum", "tiles per core (formerTileNum)"),
 )

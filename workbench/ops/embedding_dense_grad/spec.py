@@ -18,7 +18,7 @@ from ...errors import (
     InvalidShape,
     NullTensor,
 )
-from ...opspec import REQUIRED, AttrSpec, KernelInfo, OpSpec, TensorDesc, TensorSpec
+from ...opspec import REQUIRED, AttrSpec, Explore, KernelInfo, OpSpec, TensorDesc, TensorSpec
 from .builtin import builtin
 from .criteria import criteria
 from .golden import golden
@@ -152,6 +152,7 @@ SPEC = OpSpec(
         AttrSpec("scale_grad_by_freq", bool, False, "scale row k by 1/count_k when count_k >= 2 (tilingKey 1)"),
     ),
     dtype_matrix=(("float32", "int32"),),
+    dtype_roles=("grad", "sort_indices"),
     formats=("ND",),
     platforms=("Ascend310P",),  # any 310P SoC; a Case defaults to the first one (Ascend310P3)
     distributions=DISTRIBUTIONS,
@@ -168,4 +169,5 @@ SPEC = OpSpec(
     builtin=builtin,
     criteria=criteria,
     check_data=check_data,
+    explore=Explore(-1, "D", "colLoopNum", "column chunks (colLoopNum)"),
 )

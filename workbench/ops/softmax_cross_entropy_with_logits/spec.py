@@ -18,7 +18,7 @@ from ...errors import (
     InvalidShape,
     NullTensor,
 )
-from ...opspec import KernelInfo, OpSpec, TensorDesc, TensorSpec
+from ...opspec import Explore, KernelInfo, OpSpec, TensorDesc, TensorSpec
 from .builtin import builtin
 from .criteria import criteria
 from .golden import golden
@@ -135,6 +135,7 @@ SPEC = OpSpec(
     ),
     attrs=(),
     dtype_matrix=tuple((d,) for d in DTYPES),
+    dtype_roles=("features and labels",),
     formats=LAYOUTS,
     # The first entry is Case's default platform: the worked examples (§4) use 910B3 (coreNum 40).
     platforms=("Ascend910B3", "Ascend910B"),  # any 910B works
@@ -152,4 +153,5 @@ SPEC = OpSpec(
     builtin=builtin,
     criteria=criteria,
     default_format=default_format,
+    explore=Explore(1, "C", "ub_percent", "UB used (%)"),
 )
