@@ -252,7 +252,7 @@ def test_pipe_timeline_chart_spec() -> None:
     assert bars["mark"]["type"] == "bar" and rule["mark"]["type"] == "rule"
     enc = bars["encoding"]
     assert (enc["x"]["field"], enc["x2"]["field"], enc["y"]["field"]) == ("start_us", "end_us", "core")
-    assert enc["yOffset"]["field"] == "pipe" and enc["color"]["scale"]["domain"] == ["MTE2", "V", "MTE3", "S"]
+    assert enc["yOffset"]["field"] == "lane" and enc["color"]["scale"]["domain"] == ["MTE2", "V", "MTE3", "S"]
     assert {t["field"] for t in enc["tooltip"]} >= {"core", "pipe", "overlapped"}
     assert rule["encoding"]["x"]["field"] == "kernel_us"
 
