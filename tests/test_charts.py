@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -77,10 +79,13 @@ def test_heatmap_frame_never_exceeds_the_cell_budget_and_keeps_every_element() -
     assert len(f) <= frames.MAX_CELLS and f["count"].sum() == 3_000_009
     assert sorted(set(f["row0"])) == [0, 1, 2] and len(f) == 3 * (frames.MAX_CELLS // 3)  # spare room to the long axis
     assert (f["col1"] > f["col0"]).all() and f["col1"].max() == 1_000_003
-    one_d = frames.heatmap_frame(FAILING, "loss")  # 64 elements wrapped into 8 x 8
-    assert len(one_d) == 64 and one_d["count"].sum() == 64
-    assert (one_d["x_title"].iloc[0], f["x_title"].iloc[0]) == ("flat index mod 8", "last dim")
-    spec = charts.error_heatmap(one_d).to_dict()
+    one_d = frames.heatmap_frame(FAILING, "loss")  # 64 rows' losses on 32 cores: laid out by the split, 32 x 2
+    assert len(one_d) == 64 and one_d["count"].sum() == 64 and sorted(set(one_d["row0"])) == list(range(32))
+    assert (one_d["x_title"].iloc[0], f["x_title"].iloc[0]) == ("offset in the core's range (elements)", "last dim")
+    unsplit = dataclasses.replace(FAILING, plan=dataclasses.replace(FAILING.plan, cores=()))
+    wrapped = frames.heatmap_frame(unsplit, "loss")  # no split to follow: wrapped into 8 x 8
+    assert len(wrapped) == 64 and wrapped["x_title"].iloc[0] == "flat index mod 8"
+    spec = charts.error_heatmap(wrapped).to_dict()
     assert spec["encoding"]["x"]["title"] == "flat index mod 8" and spec["encoding"]["y"]["title"] == "flat index // 8"
     g = frames.heatmap_frame(FAILING, "backprop")
     assert g["failed"].sum() == FAILING.reports["backprop"].failed
@@ -130,13 +135,19 @@ def test_precision_chart_specs() -> None:
     assert bars["mark"]["type"] == "bar" and bars["encoding"]["y"]["scale"]["type"] == "symlog"
     assert labels["mark"]["type"] == "text" and labels["encoding"]["text"]["field"] == "label"
     heat = charts.error_heatmap(frames.heatmap_frame(FAILING, "backprop")).to_dict()
-    assert heat["mark"]["type"] == "rect" and heat["encoding"]["color"]["condition"]["field"] == "max_abs_err"
+    color = heat["encoding"]["color"]
+    assert heat["mark"]["type"] == "rect" and color["field"] == "level"
+    assert color["scale"]["domain"] == list(frames.RATIO_LEVELS)  # the standard's limit is a colour boundary
+    assert frames.ratio_level(np.array([0.0, 0.99, 1.0, 1.01, 50.0])).tolist() == [
+        "< 1 % of allowed", "50-100 %", "50-100 %", "1-10 x over", "> 10 x over"
+    ]  # fmt: skip
     (cells,) = heat["datasets"].values()
     assert len(cells) <= frames.MAX_CELLS
     t = charts.timings_chart(frames.timings_frame(FAILING)).to_dict()
     (shown,) = t["datasets"].values()
     assert {r["source"] for r in shown} == {"emulator wall", "host wall", "predicted", "theoretical"}
-    assert t["encoding"]["yOffset"]["field"] == "source" and t["encoding"]["color"]["field"] == "source"
+    bars = t["layer"][0]["encoding"]  # a row per step and source (tests/test_timings_view.py has the rest)
+    assert bars["y"]["field"] == "row" and bars["color"]["field"] == "source"
 
 
 def test_cores_chart_layers_the_selection() -> None:

@@ -16,7 +16,6 @@ import workbench as wb
 from workbench.render import frames
 from workbench.render.html import BADGE
 from workbench.ui import Workbench
-from workbench.ui.panels import _WIDTHS, MISMATCH_HEADER, mismatch_rows
 
 SCE = "softmax_cross_entropy_with_logits"
 GREEN = BADGE["pass"]  # the badge of a verdict on device-measured times
@@ -31,9 +30,10 @@ def spec(widget: object) -> dict:
     return widget.chart.to_dict()  # type: ignore[attr-defined]
 
 
-def rows(chart_spec: dict) -> list[dict]:
-    (data,) = [v for k, v in chart_spec["datasets"].items() if k == chart_spec["data"]["name"]]
-    return data
+def rows(chart_spec: dict, layer: int = 0) -> list[dict]:
+    """The rows a chart (or one layer of a layered chart) draws."""
+    source = chart_spec.get("data") or chart_spec["layer"][layer]["data"]
+    return chart_spec["datasets"][source["name"]]
 
 
 def test_starts_on_the_first_ops_worked_example(app: Workbench) -> None:
@@ -133,7 +133,7 @@ def test_a_failing_run_fills_summary_precision_and_timings() -> None:
     assert sum(r["n"] for r in ulp) == result.reports[out].numel
     heat = rows(spec(app.precision.heatmap))
     assert 0 < len(heat) <= frames.MAX_CELLS and sum(r["count"] for r in heat) == result.reports[out].numel
-    assert len(app.precision.table.options) == len(result.reports[out].worst)
+    assert len(app.precision.frame) == result.reports[out].failed  # every failing element, a row each
     assert "performance criteria" in app.timings.table.value and "wb-criterion" in app.timings.table.value
     # a run that failed precision gets no performance verdict, only the neutral "not judged"
     assert (
@@ -147,8 +147,8 @@ def test_a_failing_run_fills_summary_precision_and_timings() -> None:
         range(result.plan.block_dim)
     )
 
-    app.precision.table.value = 0  # select the worst mismatch: its core and tile are outlined
     frame = app.precision.frame
+    app.precision.mismatches.select(frame.index[0])  # select the worst mismatch: its core and tile are outlined
     assert frame is not None
     layer = spec(app.tiling.cores)["layer"]
     (selected,) = [v for k, v in spec(app.tiling.cores)["datasets"].items() if k == layer[1]["data"]["name"]]
@@ -192,33 +192,19 @@ def test_a_bad_kernel_path_is_refused_beside_the_run_not_raised() -> None:
     assert app.run() is None and "kernel" in app.status.value and app.result is None
 
 
-def test_mismatch_rows_line_up_with_the_header() -> None:
-    result = wb.run(wb.Case("cast", ("float32", "float16"), (300,)))
-    labels = mismatch_rows(frames.mismatch_frame(result, "y"))
-    assert len(labels) == len(result.reports["y"].worst) and [i for _, i in labels] == list(range(len(labels)))
-    assert len({len(label.rstrip()) > 0 for label, _ in labels}) == 1
-    frame = frames.mismatch_frame(result, "y")
-    frame.loc[0, "index"] = "1023,1023,1023,1023"  # wider than its column: cut, never pushing the others right
-    frame.loc[0, "inputs"] = "x=" + "9" * 60
-    starts = [0]
-    for width in _WIDTHS[:-1]:
-        starts.append(starts[-1] + width + 2)
-    for label, _ in mismatch_rows(frame):
-        assert len(label) == len(MISMATCH_HEADER)
-        assert all(label[s - 2 : s] == "  " and MISMATCH_HEADER[s - 2 : s] == "  " for s in starts[1:])
-    first = mismatch_rows(frame)[0][0]
-    assert first.startswith("[1023,1023,1023,1…") and "x=99" in first
-
-
 def test_save_charts_writes_png_and_svg_of_every_chart_on_show(tmp_path: object) -> None:
     app = Workbench(wb.Case("cast", ("float32", "float16"), (1000,)))
     before = app.save_charts(tmp_path)  # type: ignore[arg-type]
-    assert sorted(p.name.rsplit("-", 1)[1] for p in before) == ["cores.png", "cores.svg", "ub.png", "ub.svg"]
+    assert sorted(p.name.rsplit("-", 1)[1] for p in before) == [
+        "cores.png", "cores.svg", "neighbourhood.png", "neighbourhood.svg", "ub.png", "ub.svg"
+    ]  # fmt: skip
     app.run()
     paths = app.save_charts(tmp_path)  # type: ignore[arg-type]
     assert {p.name.rsplit("-", 1)[1].split(".")[0] for p in paths} == {
         "cores",
         "ub",
+        "neighbourhood",
+        "failures",
         "ulp",
         "heatmap",
         "timings",

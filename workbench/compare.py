@@ -22,7 +22,7 @@ from ._standards import JUDGES, STANDARDS, UBITS, Equal, bits_of, float_pairs, i
 from .dtypes import NUMPY, canonical, is_float
 from .errors import InvalidAttr, InvalidDtype, InvalidShape, UnknownName
 
-__all__ = ["STANDARDS", "Element", "Report", "assert_close", "compare", "element_errors"]
+__all__ = ["STANDARDS", "Element", "Report", "assert_close", "compare", "element_errors", "elements"]
 
 
 @dataclass(frozen=True)
@@ -209,13 +209,38 @@ def compare(
 
 def element_errors(actual: Any, expected: Any, dtype: str, standard: str | None = None) -> dict[str, np.ndarray]:
     """Per-element errors in flat (C) order, judged exactly as compare() judges them: `ulp` (-1 next to a NaN),
-    `abs_err` (0 where NaN/Inf agree, inf where they disagree), `failed` (bool): the precision panel's data."""
+    `abs_err` (0 where NaN/Inf agree, inf where they disagree), `failed` (bool), and `ratio`: the error over what
+    the standard allows that element (an element fails above 1; exact allows nothing, so a differing element is
+    inf): the precision panel's data."""
     dtype, a, g = _check(actual, expected, dtype, standard, 0)
     std = (standard or "double_thousandth") if is_float(dtype) else "exact"
-    keep = {"ulp": np.empty(a.size, np.int64), "abs_err": np.empty(a.size), "failed": np.empty(a.size, bool)}
+    keep = {
+        "ulp": np.empty(a.size, np.int64),
+        "abs_err": np.empty(a.size),
+        "failed": np.empty(a.size, bool),
+        "ratio": np.empty(a.size),
+    }
     with np.errstate(all="ignore"):
         _scan(a, g, dtype, std, 0, keep)
+    if std == "exact":  # its severity is the plain error: every differing element is beyond what exact allows
+        keep["ratio"] = np.where(keep["failed"], np.inf, 0.0)
     return keep
+
+
+def elements(
+    actual: Any,
+    expected: Any,
+    dtype: str,
+    standard: str | None,
+    positions: np.ndarray,
+    inputs: Callable[[tuple[int, ...]], dict[str, Any]] | None = None,
+    locate: Callable[[int], object] | None = None,
+) -> tuple[Element, ...]:
+    """The elements at flat `positions`, each as a report lists its worst ones (the mismatch table's rows)."""
+    dtype, a, g = _check(actual, expected, dtype, standard, 0)
+    std = (standard or "double_thousandth") if is_float(dtype) else "exact"
+    with np.errstate(all="ignore"):
+        return _elements(np.asarray(positions, np.int64), a, g, dtype, std, inputs, locate)
 
 
 def _scan(
@@ -368,6 +393,7 @@ class _Run:
         if self.keep is not None:
             hi = lo + p.err.size
             self.keep["ulp"][lo:hi], self.keep["abs_err"][lo:hi], self.keep["failed"][lo:hi] = ulp, p.err, j.fail
+            self.keep["ratio"][lo:hi] = sev
         none = np.zeros(0, np.int64)
         fail_at = pass_at = none
         if failed and self.k:

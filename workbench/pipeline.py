@@ -170,13 +170,13 @@ def verify(
             standard or spec.standard(out.name, dtype),
             name=out.name,
             worst=worst,
-            inputs=partial(_input_values, case, inputs, out.name, described[out.name].shape),
+            inputs=partial(input_values, case, inputs, out.name, described[out.name].shape),
             locate=partial(tiling.locate, output=out.name, inputs=inputs),
         )
     return reports
 
 
-def _input_values(
+def input_values(
     case: Case, inputs: Mapping[str, np.ndarray], output: str, shape: tuple[int, ...], index: tuple[int, ...]
 ) -> dict[str, Any]:
     spec = get_op(case.op)

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from .errors import InfeasibleTiling
 
 BLOCK_BYTES = 32  # UB/DataCopy granule (docs/hardware.md#32-byte-alignment-and-data-movement)
@@ -81,6 +83,14 @@ class Location:
         return f"{where}; {self.detail}" if self.detail else where
 
 
+class Owners(NamedTuple):
+    """Where many elements were computed (TilingPlan.locate_many), long form: element `pos` ran on `core`, `tile`."""
+
+    pos: np.ndarray
+    core: np.ndarray
+    tile: np.ndarray
+
+
 @dataclass(frozen=True)
 class TilingPlan:
     """The host tiling decision for one Case.
@@ -108,6 +118,10 @@ class TilingPlan:
     struct_type: type[ctypes.Structure] | None = field(default=None, repr=False, compare=False)
     # (flat index, output name, the run's inputs or None) -> Location; inputs settle data-dependent owners
     locator: Callable[[int, str | None, Mapping[str, Any] | None], Location] | None = field(
+        default=None, repr=False, compare=False
+    )
+    # locate() for many elements at once, in numpy (the failure map locates every failing element): see locate_many
+    bulk_locator: Callable[[np.ndarray, str | None, Mapping[str, Any] | None], Owners] | None = field(
         default=None, repr=False, compare=False
     )
 
@@ -145,6 +159,26 @@ class TilingPlan:
         if self.locator is None:
             return Location(None, None, None, False, "no locator for this op")
         return self.locator(int(index), output, inputs)
+
+    def locate_many(
+        self, indices: np.ndarray, output: str | None = None, inputs: Mapping[str, Any] | None = None
+    ) -> Owners:
+        """locate() for an array of flat indices, as long-form arrays (pos, core, tile): `pos` indexes `indices`;
+        an element several cores write (atomic adds) has a row per core, one no core writes has core -1; tile is -1
+        where unknown. The op's vectorised locator when it has one (the same answers as locate, tested), else one
+        locate() per element."""
+        indices = np.asarray(indices, np.int64).reshape(-1)
+        if self.bulk_locator is not None:
+            return self.bulk_locator(indices, output, inputs)
+        pos, core, tile = [], [], []
+        for i, flat in enumerate(indices.tolist()):
+            loc = self.locate(flat, output, inputs)
+            who = (loc.core,) if loc.core is not None else loc.cores or (-1,)
+            for c in who:
+                pos.append(i)
+                core.append(c)
+                tile.append(-1 if loc.tile is None else loc.tile)
+        return Owners(np.array(pos, np.int64), np.array(core, np.int64), np.array(tile, np.int64))
 
     def tiling_data(self) -> ctypes.Structure:
         """The TilingData struct the kernel reads, filled from `fields` (range-checked on construction)."""

@@ -5,14 +5,19 @@ pandas is imported inside each function, never at `import workbench`.
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..compare import element_errors
 from ..criteria import Time
+from ..errors import WorkbenchError
+from ..tiling import CoreRange
 from ..timesource import DEVICE, MEANING, PREDICTED, SOURCES
 
 Errors = dict[str, np.ndarray]  # compare.element_errors: ulp, abs_err, failed
@@ -20,23 +25,23 @@ Errors = dict[str, np.ndarray]  # compare.element_errors: ulp, abs_err, failed
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..explore import Neighbourhood
     from ..runner import Result
     from ..tiling import TilingPlan
 
 
 def cores_frame(plan: TilingPlan) -> pd.DataFrame:
-    """One row per core: its range of work in the plan's unit, tiles, and its role: "tail core" for the core that
-    runs the tail (Cast's back-stepped window, or the last core of a split with less work than core 0),
-    "short core" for the others with less work than core 0, "core" for the rest."""
+    """One row per core: its range of work in the plan's unit, tiles, and its role: "tail core" for a core that
+    runs a tail (Cast's back-stepped window: CoreRange.tail > 0), "short core" for a core with less work than the
+    busiest, "core" for the rest."""
     import pandas as pd
 
-    first = plan.cores[0].count if plan.cores else 0
-    last = len(plan.cores) - 1
+    most = max((c.count for c in plan.cores), default=0)
 
     def role(c: Any) -> str:
-        if c.tail or (c.core == last and c.count < first):
+        if c.tail:
             return "tail core"
-        return "short core" if c.count < first else "core"
+        return "short core" if c.count < most else "core"
 
     return pd.DataFrame(
         [{**c._asdict(), "unit": plan.unit, "role": role(c)} for c in plan.cores],
@@ -71,9 +76,10 @@ def selected_tile_frame(plan: TilingPlan, cores: Sequence[int], tile: int | None
         r = plan.cores[c]
         y0, y1 = 0, r.count
         if tile is not None and r.tiles > 0 and 0 <= tile < r.tiles:
-            size = (r.count - r.tail - r.last_tile) // (r.tiles - 1) if r.tiles > 1 else r.count - r.tail
-            y0 = tile * size
-            y1 = y0 + (r.last_tile if tile == r.tiles - 1 else size)
+            y0 = tile * tile_size(r)
+            y1 = y0 + (r.last_tile if tile == r.tiles - 1 else tile_size(r))
+        elif tile == r.tiles and r.tail:  # Cast's tail window, the tile after the last
+            y0 = r.count - r.tail
         rows.append({"core": c, "y0": y0, "y1": y1, "tile": -1 if tile is None else tile})
     return pd.DataFrame(rows, columns=["core", "y0", "y1", "tile"])
 
@@ -124,28 +130,78 @@ def ulp_frame(result: Result, output: str, errors: Errors | None = None) -> pd.D
 
 
 MAX_CELLS = 4096  # the heatmap never sends more rows than this to the browser, whatever the output's size
+RATIO_CAP = 1e6  # vega draws no inf: an element `exact` fails (it allows nothing) shows as this many times over
+HEATMAP_COLUMNS = [
+    "row0", "row1", "col0", "col1", "max_ratio", "level", "max_abs_err", "max_ulp", "failed", "count", "x_title",
+    "y_title",
+]  # fmt: skip
+# the heatmap's colour classes: a cell's largest error over what the standard allows (1 = the limit)
+RATIO_STEPS = (0.01, 0.1, 0.5, 1.0, 10.0)
+RATIO_LEVELS = ("< 1 % of allowed", "1-10 %", "10-50 %", "50-100 %", "1-10 x over", "> 10 x over")
+
+
+def ratio_level(ratio: Any) -> Any:
+    """RATIO_LEVELS' name of each ratio (a ratio of exactly 1 is within the limit: failing is above it)."""
+    return np.asarray(RATIO_LEVELS)[np.searchsorted(RATIO_STEPS, ratio, side="left")]
+
+
+def tile_size(r: CoreRange) -> int:
+    """The length of a core's tiles (all equal but the last: CoreRange.last_tile), in the plan's unit."""
+    return (r.count - r.tail - r.last_tile) // (r.tiles - 1) if r.tiles > 1 else r.count - r.tail
+
+
+def split_of(result: Result, output: str) -> str | None:
+    """How `output` lies along the plan's core split: "flat" (a 1-D output whose elements the cores own in
+    contiguous ranges), "rows" (rank >= 2, the cores own contiguous runs of its leading rows), or None (owners
+    that are data-dependent, like atomic adds, or strided, like NCHW lanes): checked with the op's locator."""
+    plan, shape = result.plan, result.outputs[output].shape
+    cores = plan.cores
+    if not cores or not shape:
+        return None
+    units = shape[0] if len(shape) == 1 else math.prod(shape[:-1])
+    width = 1 if len(shape) == 1 else shape[-1]
+    bounds = [c.start for c in cores] + [cores[-1].stop]
+    if bounds[0] != 0 or bounds[-1] != units or any(a.stop != b.start for a, b in itertools.pairwise(cores)):
+        return None
+    probes = np.array([(c.start, c.stop - 1) for c in cores], np.int64).reshape(-1) * width
+    try:
+        owners = plan.locate_many(probes, output, result.inputs)
+    except WorkbenchError:
+        return None
+    expected = np.repeat(np.arange(len(cores)), 2)
+    if not (np.array_equal(owners.pos, np.arange(probes.size)) and np.array_equal(owners.core, expected)):
+        return None
+    return "flat" if len(shape) == 1 else "rows"
 
 
 def heatmap_frame(
     result: Result, output: str, max_cells: int = MAX_CELLS, errors: Errors | None = None
 ) -> pd.DataFrame:
-    """The output's errors aggregated onto a grid of at most `max_cells` cells (aggregation happens here, in
-    numpy, so the chart gets a few thousand rows for a 16M-element output).
+    """The output's errors aggregated onto at most `max_cells` cells (numpy, here: the chart gets a few thousand
+    rows for a 16M-element output). Each cell holds its index ranges, `max_ratio` (the largest error over what the
+    standard allows: above 1 fails), the max abs error, the max ULP and the failed count.
 
-    An output of rank >= 2 is viewed as rows (all leading dims) x its last dim; a 1-D output is wrapped row-major
-    into a near-square. Each cell holds its index ranges, the max abs error, the max ULP and the failed count."""
+    A 1-D output the cores own in contiguous ranges is laid out by the split: a row per core, its elements left to
+    right. Otherwise an output of rank >= 2 is rows (all leading dims) x its last dim, and any other 1-D output is
+    wrapped row-major into a near-square."""
     import pandas as pd
 
     err = errors if errors is not None else errors_of(result, output)
     shape = result.outputs[output].shape
     n = int(err["abs_err"].size)
+    if n == 0:
+        return pd.DataFrame(columns=HEATMAP_COLUMNS)
+    ratio = np.minimum(np.nan_to_num(err["ratio"], nan=RATIO_CAP), RATIO_CAP)
+    abs_err = np.nan_to_num(err["abs_err"].astype(np.float64), nan=np.inf)
+    values = {"max_ratio": ratio, "max_abs_err": abs_err, "max_ulp": err["ulp"].astype(np.int64)}
+    if split_of(result, output) == "flat":
+        frame = _by_split(result.plan.cores, values, err["failed"], max_cells)
+        frame["level"] = ratio_level(frame["max_ratio"].to_numpy())
+        return frame
     cols = max(shape[-1] if len(shape) >= 2 else math.isqrt(max(n - 1, 0)) + 1, 1)
-    rows = -(-n // cols) if n else 0
+    rows = -(-n // cols)
     side = max(1, math.isqrt(max_cells))
     rb, cb = min(rows, side), min(cols, side)
-    if rows == 0:
-        columns = ["row0", "row1", "col0", "col1", "max_abs_err", "max_ulp", "failed", "count", "x_title", "y_title"]
-        return pd.DataFrame(columns=columns)
     # leftover room goes to the longer axis: a 4 x 100000 output gets 4 x 1024 cells, not 4 x 64
     if rb < side:
         cb = min(cols, max_cells // rb)
@@ -161,12 +217,8 @@ def heatmap_frame(
     r_start, c_start = r_edges[:-1], c_edges[:-1]
 
     def reduce(x: np.ndarray, op: np.ufunc) -> np.ndarray:
-        return op.reduceat(op.reduceat(x, r_start, axis=0), c_start, axis=1)
+        return op.reduceat(op.reduceat(grid(x, 0), r_start, axis=0), c_start, axis=1).ravel()
 
-    abs_err = np.nan_to_num(grid(err["abs_err"].astype(np.float64), 0.0), nan=np.inf)
-    ulp = grid(err["ulp"].astype(np.int64), 0)
-    failed = grid(err["failed"].astype(np.int64), 0)
-    valid = grid(np.ones(n, np.int64), 0)
     r0, c0 = np.meshgrid(r_start, c_start, indexing="ij")
     r1, c1 = np.meshgrid(r_edges[1:], c_edges[1:], indexing="ij")
     return pd.DataFrame(
@@ -175,25 +227,171 @@ def heatmap_frame(
             "row1": r1.ravel(),
             "col0": c0.ravel(),
             "col1": c1.ravel(),
-            "max_abs_err": reduce(abs_err, np.maximum).ravel(),
-            "max_ulp": reduce(ulp, np.maximum).ravel(),
-            "failed": reduce(failed, np.add).ravel(),
-            "count": reduce(valid, np.add).ravel(),
+            **{k: reduce(v, np.maximum) for k, v in values.items()},
+            "failed": reduce(err["failed"].astype(np.int64), np.add),
+            "count": reduce(np.ones(n, np.int64), np.add),
             # what the axes are, for the chart's titles: a wrapped 1-D output has no rows or columns of its own
             "x_title": "last dim" if len(shape) >= 2 else f"flat index mod {cols}",
             "y_title": "leading dims, flattened" if len(shape) >= 2 else f"flat index // {cols}",
-        }
+        },
+        columns=HEATMAP_COLUMNS,
+    ).assign(level=lambda f: ratio_level(f["max_ratio"].to_numpy()))
+
+
+def _by_split(
+    cores: Sequence[CoreRange], values: dict[str, np.ndarray], failed: np.ndarray, max_cells: int
+) -> pd.DataFrame:
+    """A row per core, its contiguous range cut into equal bins (the same bin width on every core, so offsets line
+    up): row0/row1 are the core, col0/col1 the offsets in it."""
+    import pandas as pd
+
+    width = max(1, -(-max(c.count for c in cores) // max(1, max_cells // len(cores))))
+    busy = [c for c in cores if c.count]
+    starts = [np.arange(c.start, c.stop, width) for c in busy]
+    edges = np.concatenate(starts)
+    ends = np.concatenate([np.minimum(s + width, c.stop) for s, c in zip(starts, busy, strict=True)])
+    core = np.concatenate([np.full(s.size, c.core) for s, c in zip(starts, busy, strict=True)])
+    origin = np.array([c.start for c in cores])[core]
+    return pd.DataFrame(
+        {
+            "row0": core,
+            "row1": core + 1,
+            "col0": edges - origin,
+            "col1": ends - origin,
+            **{k: np.maximum.reduceat(v, edges) for k, v in values.items()},
+            "failed": np.add.reduceat(failed.astype(np.int64), edges),
+            "count": ends - edges,
+            "x_title": "offset in the core's range (elements)",
+            "y_title": "core",
+        },
+        columns=HEATMAP_COLUMNS,
     )
 
 
-def mismatch_frame(result: Result, output: str) -> pd.DataFrame:
-    """The report's worst elements (failing first, then the largest errors) with their provenance: a row per
-    element with its N-d index, inputs, expected, actual, errors and the core, tile, offset and tail flag."""
+MAX_LINES = 2000  # tile boundaries beyond this many are left out (the core boundaries never are)
+
+
+def split_lines_frame(result: Result, output: str) -> pd.DataFrame:
+    """The core and tile boundaries to draw over the heatmap (heatmap_frame's coordinates): for an output laid out
+    by the split, tile boundaries inside each core's row; for rows owned by cores, a line where each core's rows
+    begin and where each of its tiles begins. Empty when the split does not map onto the output (split_of)."""
     import pandas as pd
 
-    report = result.reports[output]
+    split, cores = split_of(result, output), result.plan.cores
+    lines: list[dict[str, Any]] = []
+    if split == "rows":
+        width = result.outputs[output].shape[-1]
+        lines += [{"x": 0, "x2": width, "y": c.start, "y2": c.start, "kind": "core", "core": c.core} for c in cores]
+    tiles = []
+    for c in cores:
+        size, count = tile_size(c), c.tiles - 1 + (1 if c.tail else 0)
+        at = [k * size for k in range(1, c.tiles)] + ([c.count - c.tail] if c.tail else [])
+        tiles += [(c, x) for x in at[:count]]
+    if len(tiles) <= MAX_LINES:
+        for c, x in tiles:
+            if split == "flat":
+                lines.append({"x": x, "x2": x, "y": c.core, "y2": c.core + 1, "kind": "tile", "core": c.core})
+            elif split == "rows":
+                y = c.start + x
+                width = result.outputs[output].shape[-1]
+                lines.append({"x": 0, "x2": width, "y": y, "y2": y, "kind": "tile", "core": c.core})
+    return pd.DataFrame(lines, columns=["x", "x2", "y", "y2", "kind", "core"])
+
+
+MAP_TILES = 64  # the failure map's columns: tiles beyond this many per core are grouped
+LOCATE_CHUNK = 1 << 20  # failing elements located at a time (the owners' arrays stay a few MB)
+
+
+def failure_map_frame(result: Result, output: str, errors: Errors | None = None) -> pd.DataFrame:
+    """Failing elements per core and tile, from every failing element (located with the op's locator): a row per
+    cell of the plan's grid (each core's tiles, its tail window as one more tile), so a core without failures shows
+    as 0; a row with core -1 for elements no core writes. Tiles are grouped (tile0..tile1) when a core has more than
+    MAP_TILES. An element several cores write (atomic adds) counts once for each of them."""
+    import pandas as pd
+
+    err = errors if errors is not None else errors_of(result, output)
+    plan = result.plan
+    tiles = {c.core: c.tiles + (1 if c.tail else 0) for c in plan.cores}
+    group = max(1, -(-max(tiles.values(), default=1) // MAP_TILES))
+    counts: dict[tuple[int, int], int] = {}
+    for core, tile in _failing_owners(result, output, err):
+        keys, n = np.unique(np.stack([core, np.where(tile < 0, -1, tile // group)]), axis=1, return_counts=True)
+        for (c, b), k in zip(keys.T.tolist(), n.tolist(), strict=True):
+            counts[(c, b)] = counts.get((c, b), 0) + k
+    cells = [(c, b) for c, t in tiles.items() for b in range(-(-t // group))]
+    cells += [key for key in counts if key not in set(cells)]
+    total = sum(counts.values())
     rows = []
-    for e in report.worst:
+    for c, b in sorted(cells):
+        t0 = b * group
+        t1 = -1 if b < 0 else min(tiles.get(c, t0 + group), t0 + group) - 1
+        label = "?" if b < 0 else (str(t0) if t0 >= t1 else f"{t0}-{t1}")
+        failed = counts.get((c, b), 0)
+        rows.append(
+            {
+                "core": c,
+                "tile0": -1 if b < 0 else t0,
+                "tile1": t1,
+                "tile": label,
+                "failed": failed,
+                "share": failed / total if total else 0.0,
+                "who": "no core" if c < 0 else f"core {c}",
+            }
+        )
+    return pd.DataFrame(rows, columns=["core", "tile0", "tile1", "tile", "failed", "share", "who"])
+
+
+def _failing_owners(result: Result, output: str, err: Errors) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    failing = np.flatnonzero(err["failed"])
+    for at in range(0, failing.size, LOCATE_CHUNK):
+        owners = result.plan.locate_many(failing[at : at + LOCATE_CHUNK], output, result.inputs)
+        yield owners.core, owners.tile
+
+
+def failing_in(
+    result: Result, output: str, errors: Errors, core: int | None = None, tiles: tuple[int, int] | None = None
+) -> np.ndarray:
+    """Flat positions of the failing elements that `core` computed in tiles tiles[0]..tiles[1] (None: any), in
+    increasing order: the mismatch table's rows when a failure-map cell is selected."""
+    failing = np.flatnonzero(errors["failed"])
+    if core is None and tiles is None:
+        return failing
+    chosen = []
+    for at in range(0, failing.size, LOCATE_CHUNK):
+        block = failing[at : at + LOCATE_CHUNK]
+        owners = result.plan.locate_many(block, output, result.inputs)
+        hit = np.ones(owners.pos.size, bool) if core is None else owners.core == core
+        if tiles is not None:
+            hit &= (owners.tile >= tiles[0]) & (owners.tile <= tiles[1]) if tiles[0] >= 0 else owners.tile < 0
+        chosen.append(block[np.unique(owners.pos[hit])])
+    return np.concatenate(chosen) if chosen else failing[:0]
+
+
+MISMATCH_COLUMNS = [
+    "index", "flat", "inputs", "expected", "actual", "abs_err", "rel_err", "ulp", "core", "cores", "tile", "offset",
+    "tail", "location",
+]  # fmt: skip
+
+
+def mismatch_frame(result: Result, output: str, positions: np.ndarray | None = None) -> pd.DataFrame:
+    """A row per element with its provenance: N-d index, inputs, expected, actual, errors, core, tile, offset, tail
+    flag and the whole location (Location's text, with the op's detail). `positions` (flat) picks the elements;
+    None takes the report's worst (failing first, then the largest errors)."""
+    import pandas as pd
+
+    from ..compare import elements
+    from ..pipeline import input_values
+
+    report = result.reports[output]
+    chosen = report.worst
+    if positions is not None:
+        shape = result.outputs[output].shape
+        values = partial(input_values, result.case, result.inputs, output, shape)
+        chosen = elements(
+            result.outputs[output], result.expected[output], report.dtype, report.standard, positions, values
+        )
+    rows = []
+    for e in chosen:
         loc = result.plan.locate(e.flat, output, result.inputs)
         rows.append(
             {
@@ -203,29 +401,43 @@ def mismatch_frame(result: Result, output: str) -> pd.DataFrame:
                 "expected": e.expected,
                 "actual": e.actual,
                 "abs_err": e.abs_err,
+                "rel_err": e.rel_err,
                 "ulp": -1 if e.ulp is None else e.ulp,
                 "core": -1 if loc.core is None else loc.core,
                 "cores": ",".join(map(str, loc.cores or (() if loc.core is None else (loc.core,)))),
                 "tile": -1 if loc.tile is None else loc.tile,
                 "offset": -1 if loc.offset is None else loc.offset,
                 "tail": loc.tail,
+                "location": str(loc),
             }
         )
-    columns = [
-        "index",
-        "flat",
-        "inputs",
-        "expected",
-        "actual",
-        "abs_err",
-        "ulp",
-        "core",
-        "cores",
-        "tile",
-        "offset",
-        "tail",
-    ]
-    return pd.DataFrame(rows, columns=columns)
+    return pd.DataFrame(rows, columns=MISMATCH_COLUMNS)
+
+
+SWITCH_LABELS = 1  # switches labelled on the neighbourhood chart (the nearest to the current value); all have tooltips
+
+
+def neighbourhood_frames(n: Neighbourhood) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """explore.neighbourhood as (points, switches): a row per planned value (its path, the quantity, whether it is
+    the current value, and `run`, which numbers the stretches of one path so a line never joins two), and a row per
+    switch with a label ("→ SPLIT_R(AR) at C = 4705") on the SWITCH_LABELS nearest the current value."""
+    import pandas as pd
+
+    rows, run = [], 0
+    for i, p in enumerate(n.points):
+        run += i > 0 and p.path != n.points[i - 1].path
+        rows.append({**dataclasses.asdict(p), "current": p.value == n.current, "run": run})
+    points = pd.DataFrame(rows, columns=["value", "path", "key", "quantity", "block_dim", "current", "run"])
+    points["name"], points["label"] = n.name, n.label
+    near = sorted(n.switches, key=lambda s: abs(math.log(s.at / max(n.current, 1))))[:SWITCH_LABELS]
+    switches = pd.DataFrame(
+        [
+            {**dataclasses.asdict(s), "label": f"→ {s.after} at {n.name} = {s.at}" if s in near else ""}
+            for s in n.switches
+        ],
+        columns=["at", "before", "after", "rule", "label"],
+    )
+    return points, switches
 
 
 # timings keys -> the step they time, in the order the table lists them
@@ -313,3 +525,71 @@ def pipe_timeline_frame(prediction: Prediction) -> pd.DataFrame:
 
 if TYPE_CHECKING:
     from ..perfmodel import Prediction
+
+
+# the share of the timings chart's log axis kept free right of the longest bar, for the time written after it
+TIME_LABEL_ROOM = 0.2
+
+
+def timing_bars(timings: pd.DataFrame) -> pd.DataFrame:
+    """The available times of timings_frame as bars on a log axis, a row each in the table's order.
+
+    An 18 s build and a 3 µs kernel differ by seven decades: on a linear axis the kernel is no bar at all. `row`
+    names the step and its source ("kernel · predicted"), so where a time comes from is read beside its bar, not
+    only in a tooltip; `time` is the time in its unit ("3.0 ms", "18.24 s"). A log axis has no zero, so the bars
+    start at `axis_from`, a power of ten at least a factor 2 below the shortest time, and `axis_to` leaves
+    TIME_LABEL_ROOM of the axis after the longest bar for its time. `plotted` is the time clipped to the axis
+    (a 0 s time is an empty bar, still labelled)."""
+    from .text import duration
+
+    bars = timings[timings["available"]].reset_index(drop=True)
+    positive = bars["seconds"][bars["seconds"] > 0]
+    shortest, longest = (float(positive.min()), float(positive.max())) if len(positive) else (1e-6, 1e-6)
+    axis_from = 10.0 ** math.floor(math.log10(shortest) - math.log10(2))
+    decades = math.log10(longest / axis_from) / (1 - TIME_LABEL_ROOM)
+    bars["row"] = bars["step"] + " · " + bars["source"]
+    bars["time"] = [duration(float(s)) for s in bars["seconds"]]
+    bars["plotted"] = bars["seconds"].clip(lower=axis_from)
+    bars["axis_from"], bars["axis_to"] = axis_from, axis_from * 10**decades
+    return bars
+
+
+def powers_of_ten(low: float, high: float) -> list[float]:
+    """Every power of ten in [low, high] (0 < low <= high): the ticks of a log axis, one per decade."""
+    first, last = math.ceil(math.log10(low) - 1e-9), math.floor(math.log10(high) + 1e-9)
+    return [10.0**k for k in range(first, last + 1)]
+
+
+def pipe_kernel_frame(timeline: pd.DataFrame) -> pd.DataFrame:
+    """The predicted kernel time of pipe_timeline_frame as one row (none for an empty timeline), for the chart's
+    dashed rule and its note: the time in µs and in its unit, the bottleneck, the source (always "predicted": the
+    model's estimate from the emulator's trace, never a measurement) and `note`, the sentence that says so."""
+    import pandas as pd
+
+    from .text import duration
+
+    columns = ["kernel_us", "time", "bottleneck", "source", "note"]
+    if timeline.empty:
+        return pd.DataFrame(columns=columns)
+    kernel_us, bottleneck = float(timeline["kernel_us"].iloc[0]), str(timeline["bottleneck"].iloc[0])
+    note = f"source: {PREDICTED}, the performance model's estimate from the emulator's trace (not measured)"
+    row = {"kernel_us": kernel_us, "time": duration(kernel_us * 1e-6), "bottleneck": bottleneck, "source": PREDICTED}
+    return pd.DataFrame([{**row, "note": note}], columns=columns)
+
+
+def pipe_lanes(timeline: pd.DataFrame) -> pd.DataFrame:
+    """pipe_timeline_frame with a `lane` per span: within each core, pipes whose spans do not overlap share a lane
+    (MTE2 then MTE3 then S under a shared MTE rate), so a core's row is split only as far as its pipes run at once.
+    48 cores fit in a few hundred px only with rows a few px high: two lanes of 3 px read, four of 1.5 px do not.
+    Spans are placed in start order (the frame's pipe order on ties), each in the first lane free by then."""
+    lanes = timeline.assign(lane=0)
+    for _, spans in timeline.groupby("core", sort=False):
+        free_from: list[float] = []  # per lane of this core, where its last span ends
+        for span in spans.sort_values("start_us", kind="stable").itertuples():
+            lane = next((k for k, free in enumerate(free_from) if free <= span.start_us + 1e-9), len(free_from))
+            if lane == len(free_from):
+                free_from.append(span.end_us)
+            else:
+                free_from[lane] = span.end_us
+            lanes.at[span.Index, "lane"] = lane
+    return lanes

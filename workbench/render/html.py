@@ -39,8 +39,7 @@ STYLE = """<style>
 .wb-muted{color:var(--jp-ui-font-color2,#888)}
 .wb-bar{height:8px;background:var(--jp-layout-color3,#8883);border-radius:2px;width:240px}
 .wb-bar>div{height:8px;background:var(--jp-brand-color1,#1f6feb);border-radius:2px}
-.wb-card tr.wb-changed td,.wb-card tr.wb-changed th{background:var(--jp-warn-color3,#fff3c4);
-  color:var(--jp-ui-font-color0,inherit)}
+.wb-card tr.wb-changed td,.wb-card tr.wb-changed th{background:rgba(245,166,35,0.28);color:inherit}
 .wb-card .wb-was{color:var(--jp-ui-font-color2,#888);text-decoration:line-through;margin-left:6px}
 .wb-badge{display:inline-block;padding:0 6px;border-radius:8px;font-size:11px;
   background:var(--jp-warn-color2,#f5c542);color:#000;margin-left:6px}
@@ -169,8 +168,11 @@ def report_html(r: Report, worst_open: bool = True) -> str:
 
 
 def diagnostic_html(d: object) -> str:
-    """One emulator diagnostic and the kernel source around its line."""
-    excerpt = source_excerpt(str(getattr(d, "file", "")), int(getattr(d, "line", 0) or 0))
+    """One emulator diagnostic and the kernel source around its line (never an excerpt of the emulator's headers)."""
+    from ..launch import is_emulator_header
+
+    file = str(getattr(d, "file", ""))
+    excerpt = "" if is_emulator_header(file) else source_excerpt(file, int(getattr(d, "line", 0) or 0))
     return f"<li><code>{e(str(d))}</code>{f'<pre>{e(excerpt)}</pre>' if excerpt else ''}</li>"
 
 

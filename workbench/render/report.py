@@ -60,16 +60,22 @@ def tiling_charts(result: Result) -> list[alt.Chart | alt.LayerChart]:
 
 
 def precision_charts(result: Result) -> list[alt.LayerChart | alt.Chart]:
-    """Per output, the ULP histogram and the aggregated error heatmap (the app's precision panel)."""
+    """Per output, the ULP histogram, the error heatmap relative to the standard with the core and tile boundaries,
+    and the failure map when any element failed (the app's precision panel)."""
     out: list[alt.LayerChart | alt.Chart] = []
     for name in result.reports:
+        if not result.reports[name].numel:
+            continue
         errors = frames.errors_of(result, name)
         ulp = frames.ulp_frame(result, name, errors=errors)
         out.append(charts.ulp_histogram(ulp, title=f"{name}: ULP error").properties(width=420, height=180))
         heat = frames.heatmap_frame(result, name, errors=errors)
-        out.append(
-            charts.error_heatmap(heat, title=f"{name}: max abs error (aggregated)").properties(width=420, height=220)
-        )
+        lines = frames.split_lines_frame(result, name)
+        title = f"{name}: error / what the standard allows"
+        out.append(charts.error_heatmap(heat, lines, title=title).properties(width=420, height=220))
+        if errors["failed"].any():
+            failures = frames.failure_map_frame(result, name, errors)
+            out.append(charts.failure_map_chart(failures, title=f"{name}: failing elements per core and tile"))
     return out
 
 

@@ -29,7 +29,7 @@ from ..demo import examples
 from ..emu.build import BuildError
 from ..errors import WorkbenchError
 from ..opspec import REQUIRED
-from ..pipeline import MAX_BLOCK_DIM, plan
+from ..pipeline import plan
 from ..platform import PLATFORMS
 from ..profiling import attach
 from ..registry import OPS
@@ -48,14 +48,13 @@ LOADING = "loading the tiling panel and the charts …"
 PRELOAD_THREAD = "workbench-preload"  # the thread of kernel_startup.py, in a kernel of `workbench app`
 
 
-# the mismatch table is a Select whose rows are fixed-width text: it needs a monospace font to line up
 # the spinner beside the loading line is CSS, not an emoji that a font may lack
 APP_STYLE = """<style>
-.wb-mismatches select,.wb-mismatches option{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace !important;
-  font-size:12px !important}
 .wb-spinner{display:inline-block;width:10px;height:10px;margin:0 6px 0 2px;vertical-align:-1px;border-radius:50%;
   border:2px solid #c8c8c8;border-top-color:#1976d2;animation:wb-spin 0.9s linear infinite}
 @keyframes wb-spin{to{transform:rotate(360deg)}}
+/* the charts draw their text and lines in currentColor (charts.page_theme): the theme's text colour */
+.wb-app .vega-embed{color:var(--jp-ui-font-color1,#000)}
 </style>"""
 
 
@@ -118,9 +117,10 @@ class Workbench:
             "kernel": _field(
                 "kernel", w.Text(placeholder="an edited copy (copy_kernel); empty = shipped"), "wb-kernel"
             ),
-            "ub_size": _field("UB size", w.BoundedIntText(min=1, max=2**31 - 1), "wb-whatif-ub"),
-            "ub_reserve": _field("reserve", w.BoundedIntText(min=0, max=2**31 - 2), "wb-whatif-reserve"),
-            "core_count": _field("cores", w.BoundedIntText(min=1, max=MAX_BLOCK_DIM), "wb-whatif-cores"),
+            # plain IntText, applied as typed: a bounded box would clamp 0 to 1 silently; plan() names what is allowed
+            "ub_size": _field("UB size", w.IntText(continuous_update=True), "wb-whatif-ub"),
+            "ub_reserve": _field("reserve", w.IntText(continuous_update=True), "wb-whatif-reserve"),
+            "core_count": _field("cores", w.IntText(continuous_update=True), "wb-whatif-cores"),
         }
         self.controls = c
         self._dtype_boxes: list[w.Dropdown] = []
@@ -198,6 +198,8 @@ class Workbench:
             self.loading.value = _error_html("the panels did not load", "".join(traceback.format_exception_only(exc)))
             raise
         self.timings.msprof_button.on_click(self._guard(lambda _=None: self._import_clicked()))
+        self.tiling.back.on_click(self._guard(lambda _=None: self.refresh()))
+        self.precision.mismatches.csv.on_click(self._guard(lambda _=None: self.export_mismatches()))
         self.panels_loaded = True
         self.refresh()
         self.widget.children = [
@@ -353,7 +355,7 @@ class Workbench:
             self.case, self.plan, self.error = case, tiling, ""
             self.status.value = ""
             if self.panels_loaded:
-                self.tiling.update(tiling, bool(what_if))
+                self.tiling.update(case, tiling, what_if)
             running = self._thread is not None and self._thread.is_alive()
             self.run_button.disabled = running or not self.panels_loaded
         self.save_button.disabled = not self.panels_loaded
@@ -438,7 +440,16 @@ class Workbench:
         shown = {
             "cores": self.tiling.cores,
             "ub": self.tiling.ub,
-            **({"ulp": self.precision.ulp, "heatmap": self.precision.heatmap} if self.result else {}),
+            **(
+                {"neighbourhood": self.tiling.neighbourhood}
+                if self.tiling.neighbourhood.layout.display != "none"
+                else {}
+            ),
+            **(
+                {"ulp": self.precision.ulp, "heatmap": self.precision.heatmap, "failures": self.precision.failures}
+                if self.result
+                else {}
+            ),
             **({"timings": self.timings.chart} if self.result else {}),
             **({"pipes": self.timings.pipes} if self.result and self.timings.pipes.layout.display != "none" else {}),
         }
@@ -455,7 +466,9 @@ class Workbench:
         return paths
 
     def select_mismatch(self, output: str, row: int) -> None:
-        """Outline the core(s) and tile of mismatch `row` of `output` on the per-core chart."""
+        """Outline the core(s) and tile of mismatch `row` of `output` (a row of the precision panel's table) on the
+        per-core chart; when the controls have moved on since the run, the tiling panel shows the run's plan and
+        says so."""
         frame = self.precision.frame
         if self.result is None or frame is None or not 0 <= row < len(frame):
             return
@@ -463,10 +476,18 @@ class Workbench:
         cores = [int(x) for x in str(r["cores"]).split(",") if x]
         tile = None if int(r["tile"]) < 0 else int(r["tile"])
         selected = frames.selected_tile_frame(self.result.plan, cores, tile)
-        if self.tiling.plan != self.result.plan:  # the controls moved on since the run: show the run's plan
-            self.tiling.update(self.result.plan, selected=selected)
+        if self.plan != self.result.plan or self.tiling.plan != self.result.plan:
+            self.tiling.show_run_plan(self.result, selected)
         else:
             self.tiling.show_cores(selected)
+
+    def export_mismatches(self, folder: str | Path = SAVE_DIR) -> Path:
+        """The precision panel's mismatch table (its filter and sort, every row) as CSV into `folder`."""
+        if self.result is None:
+            raise WorkbenchError("export", "mismatch table", "a run to export: press Run first")
+        path = self.precision.export_csv(folder, self.result.case.label())
+        self.status.value = f"saved <code>{html.escape(str(path.resolve()))}</code>"
+        return path
 
 
 def offline_charts() -> None:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import math
 from functools import partial
 
+import numpy as np
+
 from ...case import Case
 from ...dtypes import itemsize
 from ...errors import InfeasibleTiling, InvalidInput
 from ...platform import Platform
-from ...tiling import BLOCK_BYTES, CoreRange, Location, TilingPlan, UbBuffer, align_down, ceil_div
+from ...tiling import BLOCK_BYTES, CoreRange, Location, Owners, TilingPlan, UbBuffer, align_down, ceil_div
 from .layout import CastTilingData
 from .tables import PAIRS, precedence_class
 
@@ -194,6 +196,7 @@ def plan(case: Case, soc: Platform | None = None, reserve: int = UB_RESERVE) -> 
         copy_bytes=tuple(sorted(copies)),
         struct_type=CastTilingData,
         locator=partial(locate, dict(fields)),
+        bulk_locator=partial(locate_many, dict(fields)),
     )
 
 
@@ -216,3 +219,22 @@ def locate(fields: dict[str, int], index: int, output: str | None = None, inputs
         core += former_num
     tile, offset = divmod(local, ub)
     return Location(core, tile, offset, False, f"element {local} of core {core}'s range")
+
+
+def locate_many(fields: dict[str, int], index: np.ndarray, output: str | None = None, inputs: object = None) -> Owners:
+    """locate()'s core and tile for every index at once (numpy; tests/test_locate_many.py checks they agree)."""
+    n, tail = fields["totalElements"], fields["tailElems"]
+    if index.size and not (int(index.min()) >= 0 and int(index.max()) < n):
+        raise InvalidInput("index", int(index.max()), f"0..{n - 1}" if n else "none (empty tensor)")
+    pos = np.arange(index.size, dtype=np.int64)
+    if fields["scalarStaging"]:
+        return Owners(pos, np.zeros_like(pos), np.zeros_like(pos))
+    last = fields["usedCoreNum"] - 1
+    former_num, former, latter = fields["formerNum"], fields["formerElems"], fields["latterElems"]
+    in_former = index < former_num * former
+    core = np.where(in_former, index // max(former, 1), former_num + (index - former_num * former) // max(latter, 1))
+    local = np.where(in_former, index - core * former, index - former_num * former - (core - former_num) * latter)
+    tile = local // fields["ubFormer"]
+    in_tail = index >= n - tail
+    tail_tiles = fields["latterTileNum"] if last >= former_num else fields["formerTileNum"]
+    return Owners(pos, np.where(in_tail, last, core), np.where(in_tail, tail_tiles, tile))

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...errors import InfeasibleTiling, InvalidInput, UnknownName
-from ...tiling import CoreRange, Location, TilingPlan, UbBuffer, align_up, ceil_div, even_split
+from ...tiling import CoreRange, Location, Owners, TilingPlan, UbBuffer, align_up, ceil_div, even_split
 from .layout import FIELDS, EmbeddingDenseGradTilingData
 
 if TYPE_CHECKING:
@@ -282,6 +282,40 @@ def plan(case: Case, soc: Platform | None = None, reserve: int = UB_RESERVE) -> 
             found,
         )
 
+    def locate_many(index: np.ndarray, output: str | None, inputs: Mapping[str, Any] | None) -> Owners:
+        """locate()'s cores and tile for every index at once (tests/test_locate_many.py checks they agree): the
+        (index value, core) pairs of the grad rows are found once, not per element."""
+        if index.size:
+            _check_index(int(index.min()), output, nw * d)
+            _check_index(int(index.max()), output, nw * d)
+        k, tile = index // d, index % d // c_len
+        known = inputs is not None and "sort_indices" in inputs
+        if known:
+            assert inputs is not None
+            values = np.asarray(inputs["sort_indices"]).reshape(-1).astype(np.int64)
+            row_core = np.searchsorted(starts, np.arange(values.size), side="right") - 1
+            pairs = np.unique(values * used + row_core)
+            pair_k, pair_core = pairs // used, pairs % used
+            count = np.bincount(values[(values >= 0) & (values < nw)], minlength=nw)[k]
+        else:
+            pair_k, pair_core, count = np.zeros(0, np.int64), np.zeros(0, np.int64), np.full(k.size, -1)
+        phase2 = (key == 1) & ~((count >= 0) & (count < 2)) & (k != pad)
+        lo, hi = np.searchsorted(pair_k, k, "left"), np.searchsorted(pair_k, k, "right")
+        held = np.where(phase2 | (k == pad), 0, hi - lo)
+        rows = np.maximum(held, 1)  # an element no core writes still has its row, with core -1
+        pos = np.repeat(np.arange(index.size, dtype=np.int64), rows)
+        first = np.repeat(np.cumsum(rows) - rows, rows)
+        nth = np.arange(pos.size) - first
+        core = np.where(
+            np.repeat(held, rows) > 0,
+            pair_core[np.minimum(np.repeat(lo, rows) + nth, pair_core.size - 1)] if pair_core.size else -1,
+            -1,
+        )
+        unit = (k if aligned else index // LANES)[pos]
+        fc, fn, tn = f["p2FormerCoreNum"], f["p2FormerNum"], f["p2TailNum"]
+        owner = np.where(unit < fc * fn, unit // max(fn, 1), fc + (unit - fc * fn) // max(tn, 1))
+        return Owners(pos, np.where(phase2[pos], owner, core), tile[pos])
+
     return TilingPlan(
         tiling_name=name,
         block_dim=used,
@@ -293,6 +327,7 @@ def plan(case: Case, soc: Platform | None = None, reserve: int = UB_RESERVE) -> 
         notes=tuple(notes),
         copy_bytes=copy,
         locator=locate,
+        bulk_locator=locate_many,
         **common,
     )
 

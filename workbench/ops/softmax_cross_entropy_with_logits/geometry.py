@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 
 from ...errors import InvalidInput, UnknownName
-from ...tiling import Location, ceil_div
+from ...tiling import Location, Owners, ceil_div
 from .layout import C_ONE, SMALL_C, SPLIT_R
 
 
@@ -125,3 +125,31 @@ def locate(f: Mapping[str, int], sch: int, segmented: bool, index: int, output: 
         detail += f", written after pass 3 of r chunk {f['rLoopTime'] - 1}"
     detail += f"; tile [{t_start}, {t_start + t_len}) of core {core} [{start}, {end})"
     return Location(core, before + k, offset, tail, detail)
+
+
+def locate_many(f: Mapping[str, int], segmented: bool, index: np.ndarray, output: str | None) -> Owners:
+    """locate()'s core and tile for every index at once (numpy; tests/test_locate_many.py checks they agree)."""
+    a_n, r_n, hw, u, block = f["a"], f["r"], f["hw"], f["aUbNumFactor"], f["blockFactor"]
+    output = output or "backprop"
+    if output not in ("loss", "backprop"):
+        raise UnknownName("output", output, "loss, backprop")
+    size = a_n if output == "loss" else a_n * r_n
+    if index.size and not (int(index.min()) >= 0 and int(index.max()) < size):
+        raise InvalidInput("index", int(index.max()), f"0..{size - 1} ({output} has {size} elements)")
+    if output == "loss":
+        a = index
+    elif f["layoutMode"]:
+        a = index // (r_n * hw) * hw + index % hw
+    else:
+        a = index // r_n
+    core = a // block
+    start = core * block
+    if not segmented:
+        return Owners(np.arange(index.size, dtype=np.int64), core, (a - start) // u)
+    # segmented RA tiles stop at image boundaries: tile_count(start, seg) tiles come before a's own image
+    seg = np.maximum(start, a // hw * hw)
+    first_end = np.minimum(seg, (start // hw + 1) * hw)
+    before = -((start - first_end) // u)  # ceil((first_end - start) / u)
+    full = np.maximum(seg - first_end, 0) // hw
+    before = np.where(seg > start, before + full * ceil_div(hw, u), 0)
+    return Owners(np.arange(index.size, dtype=np.int64), core, before + (a - seg) // u)

@@ -12,7 +12,7 @@ from ...dtypes import itemsize
 from ...errors import InfeasibleTiling
 from ...platform import Platform
 from ...tiling import BLOCK_BYTES, CoreRange, TilingPlan, UbBuffer, align_down, align_up, ceil_div
-from .geometry import locate, no_element, tile_count
+from .geometry import locate, locate_many, no_element, tile_count
 from .layout import C_ONE, EMPTY, FIELDS, FULL_LOAD, GENERIC, SMALL_C, SPLIT_R, SoftmaxCrossEntropyWithLogitsTilingData
 
 if TYPE_CHECKING:
@@ -241,6 +241,7 @@ def plan_for(shape: tuple[int, ...], layout: str, dtype: str, soc: Platform, res
         workspace_bytes=SYS_WORKSPACE,
         notes=tuple(_notes(f, sch, b, layout, dtype, soc, ub_avail, bufs, why)),
         locator=lambda i, o, _: locate(f, sch, segmented, i, o),
+        bulk_locator=lambda i, o, _: locate_many(f, segmented, i, o),
     )
     if plan.ub_used > plan.ub_capacity:
         raise InfeasibleTiling("ub", plan.ub_used, f"<= {plan.ub_capacity} B (ub_size - {reserve} B reserve)")
