@@ -188,10 +188,16 @@ def _say(config: pytest.Config, line: str) -> None:
         print(f"\n{line}", flush=True)
 
 
-@pytest.fixture(scope="module")
-def screenshots(pytestconfig: pytest.Config) -> Path:
+def screenshot_folder() -> Path:
+    """$WORKBENCH_SCREENSHOTS, else build/screenshots/ (every browser test module writes there)."""
     folder = Path(os.environ.get("WORKBENCH_SCREENSHOTS") or REPO / "build" / "screenshots").resolve()
     folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def screenshots(pytestconfig: pytest.Config) -> Path:
+    folder = screenshot_folder()
     _say(pytestconfig, f"browser test: screenshots in {folder}")
     return folder
 
@@ -221,17 +227,23 @@ class Console:
         self.errors.append(f"uncaught: {exc}")
 
 
-@pytest.fixture(scope="module")
-def browser_page(server: Server) -> Iterator[tuple[Page, Console]]:
+@contextlib.contextmanager
+def browser_on(url: str) -> Iterator[tuple[Page, Console]]:
+    """A tab of Debian's chromium (driven by Playwright) on `url`, with its console watched."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         _missing("python playwright is not installed (pip install -e '.[test]')")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS, headless=True)
-        page, console = _open(browser, server.url)
-        yield page, console
+        yield _open(browser, url)
         browser.close()
+
+
+@pytest.fixture(scope="module")
+def browser_page(server: Server) -> Iterator[tuple[Page, Console]]:
+    with browser_on(server.url) as (page, console):
+        yield page, console
 
 
 def _open(browser: Any, url: str) -> tuple[Page, Console]:

@@ -9,16 +9,13 @@ At 1024 px the page does not scroll sideways. Screenshots go where tests/test_br
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 from test_browser import (
-    CHROMIUM_ARGS,
     PAGE_S,
-    REPO,
     RUN_S,
     STEP_S,
     Console,
@@ -26,13 +23,13 @@ from test_browser import (
     _chart,
     _chromium,
     _fields,
-    _missing,
-    _open,
     _say,
     _seen,
     _settle,
     _shot,
     _wait_changed,
+    browser_on,
+    screenshot_folder,
 )
 
 import workbench as wb
@@ -57,25 +54,17 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def screenshots(pytestconfig: pytest.Config) -> Path:
-    folder = Path(os.environ.get("WORKBENCH_SCREENSHOTS") or REPO / "build" / "screenshots").resolve()
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = screenshot_folder()
     _say(pytestconfig, f"browser test (at a glance): screenshots in {folder}")
     return folder
 
 
 @pytest.fixture(scope="module")
 def page(server: Server) -> Iterator[tuple[Page, Console]]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("python playwright is not installed (pip install -e '.[test]')")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS, headless=True)
-        tab, console = _open(browser, server.url)
+    with browser_on(server.url) as (tab, console):
         _seen(tab)
         tab.locator(".wb-tiling tr[data-field]").first.wait_for(state="visible", timeout=PAGE_S * 1000)
         yield tab, console
-        browser.close()
 
 
 def _text(page: Page, css: str) -> str:

@@ -9,7 +9,6 @@ so that the timings and pipes charts are checked too. Screenshots go where tests
 from __future__ import annotations
 
 import base64
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,19 +16,17 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from test_browser import (
-    CHROMIUM_ARGS,
-    REPO,
     RUN_S,
     STEP_S,
     Console,
     Server,
     _chart,
     _chromium,
-    _missing,
-    _open,
     _say,
     _seen,
     _shot,
+    browser_on,
+    screenshot_folder,
 )
 
 if TYPE_CHECKING:
@@ -117,26 +114,17 @@ def _assert_dark_chart(page: Page, css: str, folder: Path, name: str, data_area:
 @pytest.fixture(scope="module")
 def dark_page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Page, Console]]:
     _chromium()
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("python playwright is not installed (pip install -e '.[test]')")
     server = Server(tmp_path_factory.mktemp("app-dark"))
     try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS, headless=True)
-            page, console = _open(browser, server.url + DARK)
+        with browser_on(server.url + DARK) as (page, console):
             yield page, console
-            browser.close()
     finally:
         server.stop()
 
 
 @pytest.fixture(scope="module")
 def screenshots() -> Path:
-    folder = Path(os.environ.get("WORKBENCH_SCREENSHOTS") or REPO / "build" / "screenshots").resolve()
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    return screenshot_folder()
 
 
 def _report(config: pytest.Config, seen: dict[str, dict[str, Any]]) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 import workbench as wb
 from workbench.render import charts, frames
+from workbench.render.frames import precision as precision_frames
 
 CAST = wb.plan(wb.Case("cast", ("bfloat16", "int8"), (100_003,)))
 SCE = wb.plan(wb.Case("softmax_cross_entropy_with_logits", ("float32",), (64, 1000)))
@@ -68,7 +69,7 @@ def test_ulp_frame_counts_every_element_once_and_splits_failed() -> None:
 
 def test_ulp_buckets_grow_in_powers_of_two_and_keep_nan_apart() -> None:
     ulp = np.array([0, 1, 2, 3, 4, 5, 8, 9, 1000, -1])
-    rows = frames._ulp_buckets(ulp, np.zeros(ulp.size, bool))
+    rows = precision_frames._ulp_buckets(ulp, np.zeros(ulp.size, bool))
     assert [r["bucket"] for r in rows] == ["0", "1", "2", "3-4", "5-8", "9-16", "513-1024", "NaN"]
     assert [r["count"] for r in rows] == [1, 1, 1, 2, 2, 1, 1, 1]
 

@@ -1,4 +1,4 @@
-"""Frames -> altair charts (specs, tested through `to_dict()`); nothing is computed here (frames.py does that).
+"""Frames -> altair charts (specs, tested through `to_dict()`); nothing is computed here (render/frames/ does that).
 
 altair is imported inside each function, never at `import workbench`.
 """

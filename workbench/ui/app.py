@@ -40,7 +40,8 @@ from ..runner import Result, run
 from ..tiling import TilingPlan
 
 if TYPE_CHECKING:  # the panels import altair: loaded by Workbench.load_panels, after the controls are on show
-    from .panels import PrecisionPanel, SummaryPanel, TilingPanel, TimingsPanel
+    from .panels import SummaryPanel, TilingPanel, TimingsPanel
+    from .precision import PrecisionPanel
 
 DEFAULT = "(op default)"
 SAVE_DIR = "workbench-charts"
@@ -187,7 +188,8 @@ class Workbench:
             return
         _wait_for_preload()
         try:
-            from .panels import PrecisionPanel, SummaryPanel, TilingPanel, TimingsPanel
+            from .panels import SummaryPanel, TilingPanel, TimingsPanel
+            from .precision import PrecisionPanel
 
             offline_charts()
             self.tiling = TilingPanel()

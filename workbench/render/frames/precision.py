@@ -1,11 +1,8 @@
-"""Records -> long-form pandas frames: the one place where what a chart shows is computed.
-
-pandas is imported inside each function, never at `import workbench`.
-"""
+"""Runs -> frames for the precision panel: per-element errors, the ULP histogram, the heatmap and the split drawn over
+it, the failure map and the mismatch rows."""
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 from collections.abc import Iterator, Sequence
@@ -14,74 +11,24 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..compare import element_errors
-from ..criteria import Time
-from ..errors import WorkbenchError
-from ..tiling import CoreRange
-from ..timesource import DEVICE, MEANING, PREDICTED, SOURCES
+from ...compare import element_errors
+from ...errors import WorkbenchError
+from .tiling import tile_size
 
-Errors = dict[str, np.ndarray]  # compare.element_errors: ulp, abs_err, failed
+Errors = dict[str, np.ndarray]  # compare.element_errors: ulp, abs_err, failed, ratio
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..explore import Neighbourhood
-    from ..runner import Result
-    from ..tiling import TilingPlan
+    from ...runner import Result
+    from ...tiling import CoreRange
 
 
-def cores_frame(plan: TilingPlan) -> pd.DataFrame:
-    """One row per core: its range of work in the plan's unit, tiles, and its role: "tail core" for a core that
-    runs a tail (Cast's back-stepped window: CoreRange.tail > 0), "short core" for a core with less work than the
-    busiest, "core" for the rest."""
-    import pandas as pd
-
-    most = max((c.count for c in plan.cores), default=0)
-
-    def role(c: Any) -> str:
-        if c.tail:
-            return "tail core"
-        return "short core" if c.count < most else "core"
-
-    return pd.DataFrame(
-        [{**c._asdict(), "unit": plan.unit, "role": role(c)} for c in plan.cores],
-        columns=["core", "start", "count", "tiles", "last_tile", "tail", "unit", "role"],
-    )
-
-
-def ub_frame(plan: TilingPlan) -> pd.DataFrame:
-    """One row per UB allocation (bytes after InitBuffer's 32 B rounding), then the reserve and what is left,
-    stacked in that order against the platform's UB size."""
-    import pandas as pd
-
-    rows = [{"part": b.name, "bytes": b.total, "kind": "buffer", "note": b.note} for b in plan.ub_buffers]
-    rows.append({"part": "reserve", "bytes": plan.ub_reserved, "kind": "reserve", "note": "kept back by tiling"})
-    free = plan.ub_size - plan.ub_reserved - plan.ub_used
-    rows.append({"part": "free", "bytes": max(free, 0), "kind": "free", "note": ""})
-    frame = pd.DataFrame(rows, columns=["part", "bytes", "kind", "note"])
-    frame["order"] = range(len(frame))
-    frame["ub_size"] = plan.ub_size
-    return frame
-
-
-def selected_tile_frame(plan: TilingPlan, cores: Sequence[int], tile: int | None) -> pd.DataFrame:
-    """The highlight for a selected element: per selected core, the extent [y0, y1) of its tile in the core's own
-    units (the whole core when the tile is unknown). Tiles are equal but the last (CoreRange.last_tile)."""
-    import pandas as pd
-
-    rows = []
-    for c in cores:
-        if not 0 <= c < len(plan.cores):
-            continue
-        r = plan.cores[c]
-        y0, y1 = 0, r.count
-        if tile is not None and r.tiles > 0 and 0 <= tile < r.tiles:
-            y0 = tile * tile_size(r)
-            y1 = y0 + (r.last_tile if tile == r.tiles - 1 else tile_size(r))
-        elif tile == r.tiles and r.tail:  # Cast's tail window, the tile after the last
-            y0 = r.count - r.tail
-        rows.append({"core": c, "y0": y0, "y1": y1, "tile": -1 if tile is None else tile})
-    return pd.DataFrame(rows, columns=["core", "y0", "y1", "tile"])
+def errors_of(result: Result, output: str) -> Errors:
+    """Per-element errors of one output, judged as its report was (compare.element_errors): compute once, pass to
+    ulp_frame and heatmap_frame (a 16M-element output takes about a second)."""
+    report = result.reports[output]
+    return element_errors(result.outputs[output], result.expected[output], report.dtype, report.standard)
 
 
 def _ulp_buckets(ulp: np.ndarray, failed: np.ndarray) -> list[dict[str, Any]]:
@@ -143,11 +90,6 @@ RATIO_LEVELS = ("< 1 % of allowed", "1-10 %", "10-50 %", "50-100 %", "1-10 x ove
 def ratio_level(ratio: Any) -> Any:
     """RATIO_LEVELS' name of each ratio (a ratio of exactly 1 is within the limit: failing is above it)."""
     return np.asarray(RATIO_LEVELS)[np.searchsorted(RATIO_STEPS, ratio, side="left")]
-
-
-def tile_size(r: CoreRange) -> int:
-    """The length of a core's tiles (all equal but the last: CoreRange.last_tile), in the plan's unit."""
-    return (r.count - r.tail - r.last_tile) // (r.tiles - 1) if r.tiles > 1 else r.count - r.tail
 
 
 def split_of(result: Result, output: str) -> str | None:
@@ -379,8 +321,8 @@ def mismatch_frame(result: Result, output: str, positions: np.ndarray | None = N
     None takes the report's worst (failing first, then the largest errors)."""
     import pandas as pd
 
-    from ..compare import elements
-    from ..pipeline import input_values
+    from ...compare import elements
+    from ...pipeline import input_values
 
     report = result.reports[output]
     chosen = report.worst
@@ -412,184 +354,3 @@ def mismatch_frame(result: Result, output: str, positions: np.ndarray | None = N
             }
         )
     return pd.DataFrame(rows, columns=MISMATCH_COLUMNS)
-
-
-SWITCH_LABELS = 1  # switches labelled on the neighbourhood chart (the nearest to the current value); all have tooltips
-
-
-def neighbourhood_frames(n: Neighbourhood) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """explore.neighbourhood as (points, switches): a row per planned value (its path, the quantity, whether it is
-    the current value, and `run`, which numbers the stretches of one path so a line never joins two), and a row per
-    switch with a label ("→ SPLIT_R(AR) at C = 4705") on the SWITCH_LABELS nearest the current value."""
-    import pandas as pd
-
-    rows, run = [], 0
-    for i, p in enumerate(n.points):
-        run += i > 0 and p.path != n.points[i - 1].path
-        rows.append({**dataclasses.asdict(p), "current": p.value == n.current, "run": run})
-    points = pd.DataFrame(rows, columns=["value", "path", "key", "quantity", "block_dim", "current", "run"])
-    points["name"], points["label"] = n.name, n.label
-    near = sorted(n.switches, key=lambda s: abs(math.log(s.at / max(n.current, 1))))[:SWITCH_LABELS]
-    switches = pd.DataFrame(
-        [
-            {**dataclasses.asdict(s), "label": f"→ {s.after} at {n.name} = {s.at}" if s in near else ""}
-            for s in n.switches
-        ],
-        columns=["at", "before", "after", "rule", "label"],
-    )
-    return points, switches
-
-
-# timings keys -> the step they time, in the order the table lists them
-TIMING_STEPS = {
-    "build_s": "build",
-    "launch_s": "launch",
-    "run_s": "run",
-    "kernel_s": "kernel",
-    "builtin_kernel_s": "built-in (TBE)",
-    "golden_s": "golden",
-}
-NEEDS_DEVICE = "needs an NPU: the npu backend on a device, or an msprof op_summary attached with profiling.attach"
-
-
-def timings_frame(result: Result) -> pd.DataFrame:
-    """Long form: a row per (step, source) with seconds (NaN when not available) and how it was obtained.
-
-    Every timing of the run is a row with its source (timesource.py). The kernel also gets the time a criterion
-    judges (device-measured, else predicted), a device-measured row that says what it needs when there is none, the
-    model's prediction and the memory bound ("theoretical"); the built-in (TBE) op its device time or what it
-    needs."""
-    import pandas as pd
-
-    from ..criteria import builtin_time, kernel_time, theoretical_time
-
-    replay = result.trace.get("replay")
-    recorded = (
-        f"; recorded on the {replay['source']} at {replay['created']}, replayed from {replay['path']}" if replay else ""
-    )
-    kernel = kernel_time(result)
-    rows: dict[tuple[str, str], tuple[float | None, str]] = {}
-    for key, seconds in result.timings.items():
-        source = result.timing_sources[key]
-        judged = key == "kernel_s" and source == kernel.source  # the kernel time a criterion judges says how
-        how = kernel.how if judged else MEANING[source] + ("" if key == "golden_s" else recorded)
-        rows[(TIMING_STEPS.get(key, key), source)] = (seconds, how)
-    builtin = builtin_time(result)
-    extra = [
-        ("kernel", kernel),
-        ("kernel", Time(None, DEVICE, NEEDS_DEVICE)),
-        ("kernel", Time(None, PREDICTED, "no emulator trace to predict from")),
-        ("kernel", theoretical_time(result)),
-        ("built-in (TBE)", builtin if builtin.source else Time(None, DEVICE, builtin.how)),
-    ]
-    for step, t in extra:
-        if t.source is not None:
-            rows.setdefault((step, t.source), (t.seconds, t.how))
-    steps = [*TIMING_STEPS.values(), *(step for step, _ in rows if step not in TIMING_STEPS.values())]
-    ordered = sorted(rows.items(), key=lambda item: (steps.index(item[0][0]), SOURCES.index(item[0][1])))
-    return pd.DataFrame(
-        [
-            {
-                "step": step,
-                "source": source,
-                "seconds": float("nan") if seconds is None else float(seconds),
-                "how": how,
-                "available": seconds is not None,
-            }
-            for (step, source), (seconds, how) in ordered
-        ],
-        columns=["step", "source", "seconds", "how", "available"],
-    )
-
-
-def errors_of(result: Result, output: str) -> Errors:
-    """Per-element errors of one output, judged as its report was (compare.element_errors): compute once, pass to
-    ulp_frame and heatmap_frame (a 16M-element output takes about a second)."""
-    report = result.reports[output]
-    return element_errors(result.outputs[output], result.expected[output], report.dtype, report.standard)
-
-
-def pipe_timeline_frame(prediction: Prediction) -> pd.DataFrame:
-    """A row per busy pipe of each core (perfmodel.pipe_spans): start and end in seconds and µs, whether the core's
-    pipes overlap, and the predicted kernel time (slowest core + launch) with its bottleneck on every row."""
-    import pandas as pd
-
-    from ..perfmodel import pipe_spans
-
-    columns = ["core", "pipe", "start_s", "end_s", "overlapped"]
-    frame = pd.DataFrame(pipe_spans(prediction), columns=columns)
-    frame["start_us"], frame["end_us"] = frame["start_s"] * 1e6, frame["end_s"] * 1e6
-    frame["kernel_us"], frame["bottleneck"] = prediction.kernel_s * 1e6, prediction.bottleneck
-    return frame
-
-
-if TYPE_CHECKING:
-    from ..perfmodel import Prediction
-
-
-# the share of the timings chart's log axis kept free right of the longest bar, for the time written after it
-TIME_LABEL_ROOM = 0.2
-
-
-def timing_bars(timings: pd.DataFrame) -> pd.DataFrame:
-    """The available times of timings_frame as bars on a log axis, a row each in the table's order.
-
-    An 18 s build and a 3 µs kernel differ by seven decades: on a linear axis the kernel is no bar at all. `row`
-    names the step and its source ("kernel · predicted"), so where a time comes from is read beside its bar, not
-    only in a tooltip; `time` is the time in its unit ("3.0 ms", "18.24 s"). A log axis has no zero, so the bars
-    start at `axis_from`, a power of ten at least a factor 2 below the shortest time, and `axis_to` leaves
-    TIME_LABEL_ROOM of the axis after the longest bar for its time. `plotted` is the time clipped to the axis
-    (a 0 s time is an empty bar, still labelled)."""
-    from .text import duration
-
-    bars = timings[timings["available"]].reset_index(drop=True)
-    positive = bars["seconds"][bars["seconds"] > 0]
-    shortest, longest = (float(positive.min()), float(positive.max())) if len(positive) else (1e-6, 1e-6)
-    axis_from = 10.0 ** math.floor(math.log10(shortest) - math.log10(2))
-    decades = math.log10(longest / axis_from) / (1 - TIME_LABEL_ROOM)
-    bars["row"] = bars["step"] + " · " + bars["source"]
-    bars["time"] = [duration(float(s)) for s in bars["seconds"]]
-    bars["plotted"] = bars["seconds"].clip(lower=axis_from)
-    bars["axis_from"], bars["axis_to"] = axis_from, axis_from * 10**decades
-    return bars
-
-
-def powers_of_ten(low: float, high: float) -> list[float]:
-    """Every power of ten in [low, high] (0 < low <= high): the ticks of a log axis, one per decade."""
-    first, last = math.ceil(math.log10(low) - 1e-9), math.floor(math.log10(high) + 1e-9)
-    return [10.0**k for k in range(first, last + 1)]
-
-
-def pipe_kernel_frame(timeline: pd.DataFrame) -> pd.DataFrame:
-    """The predicted kernel time of pipe_timeline_frame as one row (none for an empty timeline), for the chart's
-    dashed rule and its note: the time in µs and in its unit, the bottleneck, the source (always "predicted": the
-    model's estimate from the emulator's trace, never a measurement) and `note`, the sentence that says so."""
-    import pandas as pd
-
-    from .text import duration
-
-    columns = ["kernel_us", "time", "bottleneck", "source", "note"]
-    if timeline.empty:
-        return pd.DataFrame(columns=columns)
-    kernel_us, bottleneck = float(timeline["kernel_us"].iloc[0]), str(timeline["bottleneck"].iloc[0])
-    note = f"source: {PREDICTED}, the performance model's estimate from the emulator's trace (not measured)"
-    row = {"kernel_us": kernel_us, "time": duration(kernel_us * 1e-6), "bottleneck": bottleneck, "source": PREDICTED}
-    return pd.DataFrame([{**row, "note": note}], columns=columns)
-
-
-def pipe_lanes(timeline: pd.DataFrame) -> pd.DataFrame:
-    """pipe_timeline_frame with a `lane` per span: within each core, pipes whose spans do not overlap share a lane
-    (MTE2 then MTE3 then S under a shared MTE rate), so a core's row is split only as far as its pipes run at once.
-    48 cores fit in a few hundred px only with rows a few px high: two lanes of 3 px read, four of 1.5 px do not.
-    Spans are placed in start order (the frame's pipe order on ties), each in the first lane free by then."""
-    lanes = timeline.assign(lane=0)
-    for _, spans in timeline.groupby("core", sort=False):
-        free_from: list[float] = []  # per lane of this core, where its last span ends
-        for span in spans.sort_values("start_us", kind="stable").itertuples():
-            lane = next((k for k, free in enumerate(free_from) if free <= span.start_us + 1e-9), len(free_from))
-            if lane == len(free_from):
-                free_from.append(span.end_us)
-            else:
-                free_from[lane] = span.end_us
-            lanes.at[span.Index, "lane"] = lane
-    return lanes
