@@ -119,6 +119,18 @@ def test_a_path_switch_shows_a_banner_and_the_neighbourhood(page: tuple[Page, Co
     _shot(tab, screenshots, "11-pinned-baseline")
     tab.locator(".wb-pin").click()
     _wait_text(tab, ".wb-pin", "pin as baseline")
+
+    # what-if applies as typed; 0 cores is refused with what is allowed, never clamped to 1
+    cores = tab.locator(".wb-whatif-cores input")
+    cores.fill("0")
+    _wait_text(tab, ".wb-status", "core_count: got 0; allowed: an integer in [1, 65535]")
+    assert cores.input_value() == "0"
+    cores.fill("4")
+    _wait_text(tab, ".wb-tiling tr[data-field='realCoreNum']", "4")
+    assert "what-if" in _text(tab, ".wb-tiling") and _text(tab, ".wb-status") == ""
+    _shot(tab, screenshots, "11b-what-if-typed")
+    tab.locator(".wb-app button", has_text="platform values").click()
+    _wait_text(tab, ".wb-tiling tr[data-field='realCoreNum']", "32")
     assert console.errors == [], console.errors
 
 

@@ -40,6 +40,9 @@ class FakeDisplay:
 def shown(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDisplay]:
     """A notebook kernel whose displays are recorded."""
     fake = FakeDisplay()
+    # whatever an earlier test left: progress not silenced, no listener (an app's) registered
+    progress.set_enabled(None)
+    monkeypatch.setattr(progress, "_listeners", [])
     monkeypatch.setattr(notebook_progress, "in_kernel", lambda: True)
     monkeypatch.setattr(notebook_progress, "display_text", fake)
     monkeypatch.setattr(notebook_progress, "TICK_S", 0.05)
