@@ -26,7 +26,6 @@ SPAN = 16  # the neighbourhood runs from 1 to value x SPAN (log-spaced: the smal
 class Point:
     value: int
     path: str
-    key: int
     quantity: float
     block_dim: int
 
@@ -49,10 +48,6 @@ class Neighbourhood:
     label: str  # the quantity's title
     points: tuple[Point, ...]
     switches: tuple[Switch, ...]
-
-
-def path_of(p: TilingPlan) -> str:
-    return p.tiling_name
 
 
 def _quantity(p: TilingPlan, quantity: str) -> float:
@@ -89,13 +84,12 @@ def neighbourhood(case: Case, what_if: dict[str, int] | None = None, samples: in
     switches = []
     values = sorted(plans)
     for lo, hi in itertools.pairwise(values):
-        if path_of(plans[lo]) != path_of(plans[hi]):
+        if plans[lo].tiling_name != plans[hi].tiling_name:
             last, first = _bisect(case, dim, lo, hi, plans, what_if)
             before, after = plans[last], plans[first]
-            switches.append(Switch(first, path_of(before), path_of(after), rule(before, after)))
+            switches.append(Switch(first, before.tiling_name, after.tiling_name, rule(before, after)))
     points = tuple(
-        Point(v, path_of(p), p.tiling_key, _quantity(p, explore.quantity), p.block_dim)
-        for v, p in sorted(plans.items())
+        Point(v, p.tiling_name, _quantity(p, explore.quantity), p.block_dim) for v, p in sorted(plans.items())
     )
     return Neighbourhood(explore.name, dim, current, explore.label, points, tuple(switches))
 
@@ -104,14 +98,14 @@ def _bisect(
     case: Case, dim: int, lo: int, hi: int, plans: dict[int, TilingPlan], what_if: dict[str, int]
 ) -> tuple[int, int]:
     """The adjacent values lo, lo + 1 between which the path of plans[lo] ends (plans gains what it plans)."""
-    start = path_of(plans[lo])
+    start = plans[lo].tiling_name
     while hi - lo > 1:
         mid = (lo + hi) // 2
         p = _plan_at(case, dim, mid, what_if)
         if p is None:
             break
         plans[mid] = p
-        lo, hi = (mid, hi) if path_of(p) == start else (lo, mid)
+        lo, hi = (mid, hi) if p.tiling_name == start else (lo, mid)
     return lo, hi
 
 
@@ -161,9 +155,13 @@ class PathSwitch:
     rule: str
     exact: str = ""  # where the switch lies when the dimension jumped past it: "between C = 4704 and 4705"
 
-    def __str__(self) -> str:
+    @property
+    def headline(self) -> str:
         where = f"{self.at} (the path changes {self.exact})" if self.exact else self.at
-        return f"{self.before} → {self.after} at {where}: {self.rule}"
+        return f"{self.before} → {self.after} at {where}"
+
+    def __str__(self) -> str:
+        return f"{self.headline}: {self.rule}"
 
 
 def path_switch(
@@ -173,7 +171,7 @@ def path_switch(
     path and the tiling key stayed. When only the explored dimension changed and it jumped, the exact value where
     the path switched is found by bisection."""
     (c0, p0, w0), (c1, p1, w1) = before, after
-    if c0.op != c1.op or (path_of(p0) == path_of(p1) and p0.tiling_key == p1.tiling_key):
+    if c0.op != c1.op or (p0.tiling_name == p1.tiling_name and p0.tiling_key == p1.tiling_key):
         return None
     at = change(c0, c1, w0, w1)
     exact = ""
@@ -185,7 +183,7 @@ def path_switch(
             plans: dict[int, Any] = {c0.shape[dim]: p0, c1.shape[dim]: p1}
             last, first = _bisect(c1, dim, lo, hi, plans, w1)
             exact = f"between {explore.name} = {last} and {first}"
-    return PathSwitch(path_of(p0), path_of(p1), at, rule(p0, p1), exact)
+    return PathSwitch(p0.tiling_name, p1.tiling_name, at, rule(p0, p1), exact)
 
 
 def _only_changed_dim(before: Case, after: Case) -> int | None:

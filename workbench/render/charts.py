@@ -231,7 +231,7 @@ def failure_map_chart(frame: pd.DataFrame, title: str = "failing elements per co
 
 
 def neighbourhood_chart(frame: pd.DataFrame, switches: pd.DataFrame, title: str = "") -> alt.LayerChart:
-    """frames.neighbourhood_frame: the op's explored quantity over its explored dimension (log x), a point per
+    """frames.neighbourhood_frames: the op's explored quantity over its explored dimension (log x), a point per
     planned value coloured by path; a rule at every path switch (its rule in the tooltip) and a dashed one at the
     current value, so the next switch is in sight."""
     import altair as alt
@@ -252,7 +252,7 @@ def neighbourhood_chart(frame: pd.DataFrame, switches: pd.DataFrame, title: str 
     )
     here = (
         alt.Chart(frame[frame["current"]])
-        .mark_rule(strokeDash=[4, 3], color="#444")
+        .mark_rule(strokeDash=[4, 3])  # the rule colour: black in exports, the page's text colour in the app
         .encode(x=x, tooltip=_tips("value:Q", "path:N", "quantity:Q"))
     )
     layers: list[Any] = [line, here]

@@ -7,6 +7,7 @@ Every card carries one small stylesheet scoped to `.wb-card`. Colours come from 
 from __future__ import annotations
 
 import html
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -190,14 +191,23 @@ def build_error_html(err: BuildError) -> str:
     return f"<div class='wb-build-error'><b>g++ rejected {e(str(err.value))}</b>{body}</div>"
 
 
+def diagnostics_html(res: Result) -> str:
+    """Every diagnostic of a run under a summary counting them by severity ("2 diagnostics: 1 error, 1 info"), open
+    unless the run passed with notes (info) only: those stay folded. Empty without diagnostics."""
+    if not res.diagnostics:
+        return ""
+    counts = Counter(d.severity for d in res.diagnostics)
+    summary = f"{len(res.diagnostics)} diagnostics: " + ", ".join(f"{n} {s}" for s, n in counts.items())
+    unfold = not res.passed or set(counts) != {"info"}
+    items = "".join(map(diagnostic_html, res.diagnostics))
+    return f"<details{' open' if unfold else ''}><summary>{e(summary)}</summary><ul>{items}</ul></details>"
+
+
 def result_html(res: Result) -> str:
-    diags = "".join(map(diagnostic_html, res.diagnostics))
     body = [
         f"<p>{e(res.backend)}, seed {res.seed}, {e(res.distribution)} inputs</p>",
         f"<p class='wb-timings-line'>timings: {e(timings_text(res.timings, res.timing_sources))}</p>",
-        f"<details open><summary>{len(res.diagnostics)} diagnostics</summary><ul>{diags}</ul></details>"
-        if diags
-        else "",
+        diagnostics_html(res),
         *(report_html(r).removeprefix(STYLE) for r in res.reports.values()),
     ]
     return _card(f"{res.verdict}: {res.case.label()}", body, res.passed)

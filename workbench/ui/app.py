@@ -455,7 +455,7 @@ class Workbench:
             **({"timings": self.timings.chart} if self.result else {}),
             **({"pipes": self.timings.pipes} if self.result and self.timings.pipes.layout.display != "none" else {}),
         }
-        label = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.case.label() if self.case else "no-case").strip("_")
+        label = _file_stem(self.case.label() if self.case else "no-case")
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)
         paths = [
@@ -478,7 +478,7 @@ class Workbench:
         cores = [int(x) for x in str(r["cores"]).split(",") if x]
         tile = None if int(r["tile"]) < 0 else int(r["tile"])
         selected = frames.selected_tile_frame(self.result.plan, cores, tile)
-        if self.plan != self.result.plan or self.tiling.plan != self.result.plan:
+        if self.plan != self.result.plan:
             self.tiling.show_run_plan(self.result, selected)
         else:
             self.tiling.show_cores(selected)
@@ -487,7 +487,8 @@ class Workbench:
         """The precision panel's mismatch table (its filter and sort, every row) as CSV into `folder`."""
         if self.result is None:
             raise WorkbenchError("export", "mismatch table", "a run to export: press Run first")
-        path = self.precision.export_csv(folder, self.result.case.label())
+        name = _file_stem(f"{self.result.case.label()}-{self.precision.output.value}-mismatches")
+        path = self.precision.export_csv(Path(folder) / f"{name}.csv")
         self.status.value = f"saved <code>{html.escape(str(path.resolve()))}</code>"
         return path
 
@@ -526,6 +527,11 @@ def _wait_for_preload() -> None:
     for thread in threading.enumerate():
         if thread.name == PRELOAD_THREAD:
             thread.join()
+
+
+def _file_stem(text: str) -> str:
+    """`text` as a file name: runs of anything but letters, digits, `_`, `.` and `-` become one `_`."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")
 
 
 def _error_html(title: str, message: str) -> str:

@@ -7,8 +7,6 @@ decides which widget shows what.
 from __future__ import annotations
 
 import html
-from collections import Counter
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import altair as alt
@@ -16,13 +14,12 @@ import ipywidgets as w
 
 from ..explore import PathSwitch, neighbourhood, path_switch
 from ..render import charts, frames
-from ..render.html import STYLE, device_html, diagnostic_html, report_html, tiling_panel_html, timings_html
+from ..render.html import STYLE, device_html, diagnostics_html, report_html, tiling_panel_html, timings_html
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ..case import Case
-    from ..launch import Diagnostic
     from ..runner import Result
     from ..tiling import TilingPlan
 
@@ -116,9 +113,7 @@ class TilingPanel:
     def _banner_html(self) -> str:
         parts = []
         if (sw := self.switch) is not None:
-            where = sw.at + (f" (the path changes {sw.exact})" if sw.exact else "")
-            headline = f"path switch: {sw.before} → {sw.after} at {where}"
-            parts.append(banner_html("wb-banner-switch", headline, "", f"rule: {sw.rule}"))
+            parts.append(banner_html("wb-banner-switch", f"path switch: {sw.headline}", "", f"rule: {sw.rule}"))
         if self.pinned is not None:
             case = self.pinned[0]
             parts.append(
@@ -183,29 +178,14 @@ class SummaryPanel:
 
     def update(self, result: Result) -> None:
         reports = "".join(report_html(r, worst_open=False).removeprefix(STYLE) for r in result.reports.values())
-        diags = "".join(map(diagnostic_html, result.diagnostics))
-        # notes on a passing run (info-level, e.g. rows a kernel leaves to the launcher's fill) stay folded
-        unfold = not result.passed or any(d.severity not in ("info", "note") for d in result.diagnostics)
         kernel = f"<p>kernel: <code>{html.escape(result.kernel)}</code> (edited copy)</p>" if result.kernel else ""
         verdict = "wb-pass" if result.passed else "wb-fail"
         self.widget.value = (
             f"{STYLE}<div class='wb-card'><h4 class='{verdict}'>{html.escape(result.verdict)}: "
             f"{html.escape(result.case.label())}</h4>{kernel}"
             f"<p>{html.escape(result.backend)}, seed {result.seed}, {html.escape(result.distribution)} inputs</p>"
-            + (
-                f"<details{' open' if unfold else ''}><summary>{diagnostics_summary(result.diagnostics)}</summary>"
-                f"<ul>{diags}</ul></details>"
-                if diags
-                else ""
-            )
-            + f"</div>{reports}"
+            + f"{diagnostics_html(result)}</div>{reports}"
         )
-
-
-def diagnostics_summary(diagnostics: Sequence[Diagnostic]) -> str:
-    """ "3 diagnostics: 1 error, 2 info" """
-    counts = Counter(d.severity for d in diagnostics)
-    return f"{len(diagnostics)} diagnostics: " + ", ".join(f"{n} {s}" for s, n in counts.items())
 
 
 class TimingsPanel:

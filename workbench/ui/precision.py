@@ -4,7 +4,6 @@ the ULP histogram) and the mismatch table they narrow."""
 from __future__ import annotations
 
 import html
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +39,6 @@ class PrecisionPanel:
         self.frame: pd.DataFrame | None = None
         self.result: Result | None = None
         self.errors: frames.Errors | None = None
-        self.cell: tuple[int, int, int] | None = None  # the selected failure-map cell: core, first and last tile
         self._on_select = on_select
         self.output.observe(lambda _: self._show(), "value")
         self.failures.observe(self._cell_clicked, "_vl_selections")
@@ -110,29 +108,30 @@ class PrecisionPanel:
         result, name, errors = self.result, self.output.value, self.errors
         if result is None or name is None or errors is None:
             return
-        self.cell = cell
         report = result.reports[name]
         if cell is None:
             positions = frames.failing_in(result, name, errors)
             scope = f"every failing element of {name}"
         else:
             core, t0, t1 = cell
-            positions = frames.failing_in(result, name, errors, core if core >= 0 else -1, (t0, t1))
+            positions = frames.failing_in(result, name, errors, core, (t0, t1))
             who = "no core" if core < 0 else f"core {core}"
             tiles = "tile ?" if t0 < 0 else (f"tile {t0}" if t0 == t1 else f"tiles {t0}-{t1}")
             scope = f"the failing elements of {who}, {tiles}"
-        failed = bool(positions.size) or cell is not None
-        if not positions.size and cell is None:  # a passing output: its largest errors
-            self.frame = frames.mismatch_frame(result, name)
-            scope = f"no failing element: the {len(self.frame)} largest errors of {name}"
-        else:
+        failed = bool(positions.size) or cell is not None  # else a passing output: its largest errors
+        if failed:
             # worst first: over the standard's allowance, then the larger error (exact allows nothing: all inf)
             order = np.lexsort((-errors["abs_err"][positions], -errors["ratio"][positions]))[:TABLE_ROWS]
             self.frame = frames.mismatch_frame(result, name, positions[order])
-            if positions.size > TABLE_ROWS:
-                scope += f": the {TABLE_ROWS} worst of {positions.size:,}"
-            else:
-                scope += f": {positions.size:,}"
+            shown = (
+                f"the {TABLE_ROWS} worst of {positions.size:,}"
+                if positions.size > TABLE_ROWS
+                else f"{positions.size:,}"
+            )
+            scope += f": {shown}"
+        else:
+            self.frame = frames.mismatch_frame(result, name)
+            scope = f"no failing element: the {len(self.frame)} largest errors of {name}"
         self.header.value = (
             f"<b>{html.escape(scope)}</b> <small>({report.failed:,} of {report.numel:,} failed; click a cell of the"
             " failure map to narrow, double-click to widen; ▸ outlines a row's core and tile)</small>"
@@ -143,7 +142,6 @@ class PrecisionPanel:
         if self.output.value is not None and self.frame is not None:
             self._on_select(self.output.value, self.frame.index.get_loc(row.name))
 
-    def export_csv(self, folder: str | Path, label: str) -> Path:
-        """The mismatch table's rows (its filter and sort, every page) as CSV in `folder`."""
-        name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{label}-{self.output.value}-mismatches").strip("_")
-        return self.mismatches.to_csv(Path(folder) / f"{name}.csv")
+    def export_csv(self, path: str | Path) -> Path:
+        """The mismatch table's rows (its filter and sort, every page) as CSV at `path`."""
+        return self.mismatches.to_csv(path)

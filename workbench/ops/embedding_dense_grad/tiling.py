@@ -42,11 +42,11 @@ def normalize_padding(padding_idx: int, num_weights: int) -> int:
     return padding_idx if 0 <= padding_idx < num_weights else -1
 
 
-def _owner(unit: int, former_cores: int, former: int, tail: int) -> int:
-    """The core of `unit` under a former/tail split (§3.2 formula, also the Phase-2 split)."""
-    if unit < former_cores * former:
-        return unit // former
-    return former_cores + (unit - former_cores * former) // tail
+def _owner(unit: Any, former_cores: int, former: int, tail: int) -> Any:
+    """The core of `unit` (an int, or an array of them) under a former/tail split (§3.2 formula, also the Phase-2
+    split)."""
+    in_former = unit < former_cores * former
+    return np.where(in_former, unit // max(former, 1), former_cores + (unit - former_cores * former) // max(tail, 1))
 
 
 def plan(case: Case, soc: Platform | None = None, reserve: int = UB_RESERVE) -> TilingPlan:
@@ -271,7 +271,7 @@ def plan(case: Case, soc: Platform | None = None, reserve: int = UB_RESERVE) -> 
                 found[0] if len(found) == 1 else None, tile, offset, tail, f"{where}; {flushes}{phase2}", found
             )
         unit = k if aligned else index // LANES
-        core = _owner(unit, f["p2FormerCoreNum"], f["p2FormerNum"], f["p2TailNum"])
+        core = int(_owner(unit, f["p2FormerCoreNum"], f["p2FormerNum"], f["p2TailNum"]))
         return Location(
             core,
             tile,
@@ -289,12 +289,10 @@ def plan(case: Case, soc: Platform | None = None, reserve: int = UB_RESERVE) -> 
             _check_index(int(index.min()), output, nw * d)
             _check_index(int(index.max()), output, nw * d)
         k, tile = index // d, index % d // c_len
-        known = inputs is not None and "sort_indices" in inputs
-        if known:
-            assert inputs is not None
+        if inputs is not None and "sort_indices" in inputs:
             values = np.asarray(inputs["sort_indices"]).reshape(-1).astype(np.int64)
             row_core = np.searchsorted(starts, np.arange(values.size), side="right") - 1
-            pairs = np.unique(values * used + row_core)
+            pairs = np.unique(values * used + row_core)  # (index value, core) of every grad row, sorted by value
             pair_k, pair_core = pairs // used, pairs % used
             count = np.bincount(values[(values >= 0) & (values < nw)], minlength=nw)[k]
         else:
@@ -304,16 +302,12 @@ def plan(case: Case, soc: Platform | None = None, reserve: int = UB_RESERVE) -> 
         held = np.where(phase2 | (k == pad), 0, hi - lo)
         rows = np.maximum(held, 1)  # an element no core writes still has its row, with core -1
         pos = np.repeat(np.arange(index.size, dtype=np.int64), rows)
-        first = np.repeat(np.cumsum(rows) - rows, rows)
-        nth = np.arange(pos.size) - first
-        core = np.where(
-            np.repeat(held, rows) > 0,
-            pair_core[np.minimum(np.repeat(lo, rows) + nth, pair_core.size - 1)] if pair_core.size else -1,
-            -1,
-        )
+        nth = np.arange(pos.size) - np.repeat(np.cumsum(rows) - rows, rows)
+        # the nth holder of each element; the sentinel past the end is the -1 of an element without one
+        at = np.where(np.repeat(held, rows) > 0, np.repeat(lo, rows) + nth, pair_core.size)
+        core = np.append(pair_core, -1)[at]
         unit = (k if aligned else index // LANES)[pos]
-        fc, fn, tn = f["p2FormerCoreNum"], f["p2FormerNum"], f["p2TailNum"]
-        owner = np.where(unit < fc * fn, unit // max(fn, 1), fc + (unit - fc * fn) // max(tn, 1))
+        owner = _owner(unit, f["p2FormerCoreNum"], f["p2FormerNum"], f["p2TailNum"])
         return Owners(pos, np.where(phase2[pos], owner, core), tile[pos])
 
     return TilingPlan(

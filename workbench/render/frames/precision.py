@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ...runner import Result
-    from ...tiling import CoreRange
+    from ...tiling import CoreRange, Owners
 
 
 def errors_of(result: Result, output: str) -> Errors:
@@ -102,8 +102,7 @@ def split_of(result: Result, output: str) -> str | None:
         return None
     units = shape[0] if len(shape) == 1 else math.prod(shape[:-1])
     width = 1 if len(shape) == 1 else shape[-1]
-    bounds = [c.start for c in cores] + [cores[-1].stop]
-    if bounds[0] != 0 or bounds[-1] != units or any(a.stop != b.start for a, b in itertools.pairwise(cores)):
+    if cores[0].start != 0 or cores[-1].stop != units or any(a.stop != b.start for a, b in itertools.pairwise(cores)):
         return None
     probes = np.array([(c.start, c.stop - 1) for c in cores], np.int64).reshape(-1) * width
     try:
@@ -138,8 +137,18 @@ def heatmap_frame(
     values = {"max_ratio": ratio, "max_abs_err": abs_err, "max_ulp": err["ulp"].astype(np.int64)}
     if split_of(result, output) == "flat":
         frame = _by_split(result.plan.cores, values, err["failed"], max_cells)
-        frame["level"] = ratio_level(frame["max_ratio"].to_numpy())
-        return frame
+    else:
+        frame = _by_grid(shape, values, err["failed"], max_cells)
+    frame["level"] = ratio_level(frame["max_ratio"].to_numpy())
+    return frame
+
+
+def _by_grid(shape: tuple[int, ...], values: dict[str, np.ndarray], failed: np.ndarray, max_cells: int) -> pd.DataFrame:
+    """Rows (all leading dims) x the last dim, or a 1-D output wrapped row-major into a near-square, cut into at
+    most `max_cells` equal blocks."""
+    import pandas as pd
+
+    n = failed.size
     cols = max(shape[-1] if len(shape) >= 2 else math.isqrt(max(n - 1, 0)) + 1, 1)
     rows = -(-n // cols)
     side = max(1, math.isqrt(max_cells))
@@ -170,14 +179,14 @@ def heatmap_frame(
             "col0": c0.ravel(),
             "col1": c1.ravel(),
             **{k: reduce(v, np.maximum) for k, v in values.items()},
-            "failed": reduce(err["failed"].astype(np.int64), np.add),
+            "failed": reduce(failed.astype(np.int64), np.add),
             "count": reduce(np.ones(n, np.int64), np.add),
             # what the axes are, for the chart's titles: a wrapped 1-D output has no rows or columns of its own
             "x_title": "last dim" if len(shape) >= 2 else f"flat index mod {cols}",
             "y_title": "leading dims, flattened" if len(shape) >= 2 else f"flat index // {cols}",
         },
         columns=HEATMAP_COLUMNS,
-    ).assign(level=lambda f: ratio_level(f["max_ratio"].to_numpy()))
+    )
 
 
 def _by_split(
@@ -220,23 +229,24 @@ def split_lines_frame(result: Result, output: str) -> pd.DataFrame:
     import pandas as pd
 
     split, cores = split_of(result, output), result.plan.cores
+    if split is None:
+        return pd.DataFrame(columns=["x", "x2", "y", "y2", "kind", "core"])
+    width = result.outputs[output].shape[-1]
     lines: list[dict[str, Any]] = []
     if split == "rows":
-        width = result.outputs[output].shape[-1]
         lines += [{"x": 0, "x2": width, "y": c.start, "y2": c.start, "kind": "core", "core": c.core} for c in cores]
-    tiles = []
-    for c in cores:
-        size, count = tile_size(c), c.tiles - 1 + (1 if c.tail else 0)
-        at = [k * size for k in range(1, c.tiles)] + ([c.count - c.tail] if c.tail else [])
-        tiles += [(c, x) for x in at[:count]]
+    # where each tile after the first begins in its core, and Cast's tail window
+    tiles = [
+        (c, x)
+        for c in cores
+        for x in [k * tile_size(c) for k in range(1, c.tiles)] + ([c.count - c.tail] if c.tail else [])
+    ]
     if len(tiles) <= MAX_LINES:
         for c, x in tiles:
             if split == "flat":
                 lines.append({"x": x, "x2": x, "y": c.core, "y2": c.core + 1, "kind": "tile", "core": c.core})
-            elif split == "rows":
-                y = c.start + x
-                width = result.outputs[output].shape[-1]
-                lines.append({"x": 0, "x2": width, "y": y, "y2": y, "kind": "tile", "core": c.core})
+            else:
+                lines.append({"x": 0, "x2": width, "y": c.start + x, "y2": c.start + x, "kind": "tile", "core": c.core})
     return pd.DataFrame(lines, columns=["x", "x2", "y", "y2", "kind", "core"])
 
 
@@ -256,12 +266,12 @@ def failure_map_frame(result: Result, output: str, errors: Errors | None = None)
     tiles = {c.core: c.tiles + (1 if c.tail else 0) for c in plan.cores}
     group = max(1, -(-max(tiles.values(), default=1) // MAP_TILES))
     counts: dict[tuple[int, int], int] = {}
-    for core, tile in _failing_owners(result, output, err):
-        keys, n = np.unique(np.stack([core, np.where(tile < 0, -1, tile // group)]), axis=1, return_counts=True)
+    for _, owners in _failing_owners(result, output, err):
+        cell = np.stack([owners.core, np.where(owners.tile < 0, -1, owners.tile // group)])
+        keys, n = np.unique(cell, axis=1, return_counts=True)
         for (c, b), k in zip(keys.T.tolist(), n.tolist(), strict=True):
             counts[(c, b)] = counts.get((c, b), 0) + k
-    cells = [(c, b) for c, t in tiles.items() for b in range(-(-t // group))]
-    cells += [key for key in counts if key not in set(cells)]
+    cells = {(c, b) for c, t in tiles.items() for b in range(-(-t // group))} | set(counts)
     total = sum(counts.values())
     rows = []
     for c, b in sorted(cells):
@@ -283,30 +293,29 @@ def failure_map_frame(result: Result, output: str, errors: Errors | None = None)
     return pd.DataFrame(rows, columns=["core", "tile0", "tile1", "tile", "failed", "share", "who"])
 
 
-def _failing_owners(result: Result, output: str, err: Errors) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+def _failing_owners(result: Result, output: str, err: Errors) -> Iterator[tuple[np.ndarray, Owners]]:
+    """The failing elements' flat positions and owners (TilingPlan.locate_many), LOCATE_CHUNK at a time."""
     failing = np.flatnonzero(err["failed"])
     for at in range(0, failing.size, LOCATE_CHUNK):
-        owners = result.plan.locate_many(failing[at : at + LOCATE_CHUNK], output, result.inputs)
-        yield owners.core, owners.tile
+        block = failing[at : at + LOCATE_CHUNK]
+        yield block, result.plan.locate_many(block, output, result.inputs)
 
 
 def failing_in(
     result: Result, output: str, errors: Errors, core: int | None = None, tiles: tuple[int, int] | None = None
 ) -> np.ndarray:
-    """Flat positions of the failing elements that `core` computed in tiles tiles[0]..tiles[1] (None: any), in
-    increasing order: the mismatch table's rows when a failure-map cell is selected."""
-    failing = np.flatnonzero(errors["failed"])
+    """Flat positions of the failing elements that `core` (-1: no core) computed in tiles tiles[0]..tiles[1]
+    (tiles[0] < 0: an unknown tile; None: any), in increasing order: the mismatch table's rows when a failure-map
+    cell is selected."""
     if core is None and tiles is None:
-        return failing
-    chosen = []
-    for at in range(0, failing.size, LOCATE_CHUNK):
-        block = failing[at : at + LOCATE_CHUNK]
-        owners = result.plan.locate_many(block, output, result.inputs)
+        return np.flatnonzero(errors["failed"])
+    chosen = [np.zeros(0, np.int64)]
+    for block, owners in _failing_owners(result, output, errors):
         hit = np.ones(owners.pos.size, bool) if core is None else owners.core == core
         if tiles is not None:
             hit &= (owners.tile >= tiles[0]) & (owners.tile <= tiles[1]) if tiles[0] >= 0 else owners.tile < 0
         chosen.append(block[np.unique(owners.pos[hit])])
-    return np.concatenate(chosen) if chosen else failing[:0]
+    return np.concatenate(chosen)
 
 
 MISMATCH_COLUMNS = [

@@ -86,7 +86,7 @@ def neighbourhood_frames(n: Neighbourhood) -> tuple[pd.DataFrame, pd.DataFrame]:
     for i, p in enumerate(n.points):
         run += i > 0 and p.path != n.points[i - 1].path
         rows.append({**dataclasses.asdict(p), "current": p.value == n.current, "run": run})
-    points = pd.DataFrame(rows, columns=["value", "path", "key", "quantity", "block_dim", "current", "run"])
+    points = pd.DataFrame(rows, columns=["value", "path", "quantity", "block_dim", "current", "run"])
     points["name"], points["label"] = n.name, n.label
     near = sorted(n.switches, key=lambda s: abs(math.log(s.at / max(n.current, 1))))[:SWITCH_LABELS]
     switches = pd.DataFrame(
