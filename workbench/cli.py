@@ -24,6 +24,7 @@ from . import progress
 from ._files import check_output_file
 from .case import Case
 from .cli_parser import build_parser, split_shape
+from .cli_sweep import sweep_command
 from .errors import InfrastructureError, InvalidAttr, InvalidInput, WorkbenchError
 from .opspec import REQUIRED, OpSpec
 from .platform import PLATFORMS
@@ -372,6 +373,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "copy-kernel": _copy_kernel,
         "build": _build,
         "emu-run": _emu_run,
+        "sweep": sweep_command,
         "examples": _examples,
         "demo": _demo,
         "app": _app,

@@ -44,6 +44,11 @@ def enabled() -> bool:
     return sys.stderr.isatty() if _enabled is None else _enabled
 
 
+def shown() -> bool:
+    """Whether progress is shown anywhere: a terminal, or a notebook kernel's cell (unless silenced)."""
+    return enabled() or (_enabled is not False and notebook_progress.in_kernel())
+
+
 @contextmanager
 def stage(what: str, after: float = 0.5) -> Iterator[None]:
     """Show `what` with a ticking elapsed time while the block runs longer than `after` seconds."""
