@@ -22,10 +22,10 @@ import time
 from pathlib import Path
 
 import workbench as wb
-from workbench import resources
-from workbench.emu import load
-from workbench.emu.build import PLATFORM_MACRO, Variant, build, gxx
-from workbench.launch import prepare
+from workbench.core import resources
+from workbench.run.emu import load
+from workbench.run.emu.build import PLATFORM_MACRO, Variant, build, gxx
+from workbench.run.launch import prepare
 
 CASES = {
     "cast f32->i32 300003": wb.Case("cast", ("float32", "int32"), (300_003,)),

@@ -1,6 +1,6 @@
 """The performance model next to each op's own offline time model, on the main-path examples (issue 10).
 
-For each case: run it on the emulator, predict its kernel time from the trace (workbench/perfmodel.py, default
+For each case: run it on the emulator, predict its kernel time from the trace (workbench/judge/perfmodel.py, default
 parameters of its SoC), and print that next to the op page's reference figure and the ratio:
   cast   F32->F16 [16,1024,1024] (310P)  T_mem = N·(sizeof src + sizeof dst)/(η·BW), η = 0.5   docs/ops/cast.md §7
   edg    4096x512 fp32, nW 1000, sorted uniform (G01 / X1) and 65536x8, nW 50000 (G02, small D)
@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 
 import workbench as wb
-from workbench import perfmodel as pm
+from workbench.judge import perfmodel as pm
 
 Reference = Callable[[wb.Case, "wb.Result"], tuple[float, str]]
 

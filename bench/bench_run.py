@@ -26,9 +26,9 @@ import statistics
 import time
 
 import workbench as wb
-from workbench import backends, reruns
-from workbench.launch import prepare
-from workbench.pipeline import verify
+from workbench.planning.pipeline import verify
+from workbench.run import backends, reruns
+from workbench.run.launch import prepare
 
 CASES = {
     "cast": ("cast f32->f16 16M", wb.Case("cast", ("float32", "float16"), (1 << 24,))),

@@ -23,8 +23,8 @@ SIZES = (1, 7, 31, 100, 255, 1000, 1023, 4096, 5000, 12345, 32768, 50000, 65536,
 
 ONE_BY_ONE = """
 import sys, time, workbench as wb
-from workbench.sweep import grid
-from workbench import progress
+from workbench.sweeps import grid
+from workbench.core import progress
 progress.set_enabled(False)
 points = grid("cast", shapes=[(n,) for n in {sizes}]).points[:{cases}]
 start = time.perf_counter()
@@ -39,7 +39,7 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=None)
     args = parser.parse_args()
-    from workbench.sweep import grid, sweep
+    from workbench.sweeps import grid, sweep
 
     points = grid("cast", shapes=[(n,) for n in SIZES]).points[: args.cases]
     # untimed: every variant built once, so neither side compiles

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 
 import workbench as wb
-from workbench.ui import Workbench
+from workbench.view.ui import Workbench
 
 BUDGET_S = 0.100
 SCE, EDG = "softmax_cross_entropy_with_logits", "embedding_dense_grad"

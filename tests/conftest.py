@@ -8,7 +8,7 @@ import pytest
 from recorded_run import RECORDED_CASE
 
 import workbench as wb
-from workbench import store
+from workbench.run import store
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The built-in op through aclnn (workbench/npu/aclnn.py), without CANN.
+"""The built-in op through aclnn (workbench/run/npu/aclnn.py), without CANN.
 
 - PROTOTYPES against the C declarations of CANN's public headers, parsed here by a tiny declaration parser;
 - Builtin driven through ctypes stand-ins made with CFUNCTYPE from PROTOTYPES (real ctypes marshalling both ways),
@@ -19,23 +19,23 @@ from typing import Any
 
 import pytest
 
-from workbench.dtypes import GE_ENUM, NUMPY
-from workbench.errors import WorkbenchError
-from workbench.npu import aclnn
-from workbench.npu.aclnn import (
+from workbench.core import builtin_call
+from workbench.core.builtin_call import BuiltinCall, tensor
+from workbench.core.dtypes import GE_ENUM, NUMPY
+from workbench.core.errors import WorkbenchError
+from workbench.planning.registry import OPS
+from workbench.run.npu import aclnn
+from workbench.run.npu.aclnn import (
     ACL_DTYPE,
     PROTOTYPES,
     AclnnError,
     AclnnLibrary,
     Builtin,
-    BuiltinCall,
     DeviceTensor,
     contiguous_strides,
     load,
-    tensor,
 )
-from workbench.npu.build import CannNotFound, example_case
-from workbench.registry import OPS
+from workbench.run.npu.build import CannNotFound, example_case
 
 # -- the documented C declarations ---------------------------------------------------------------------------------
 # Quoted from CANN's public headers and API pages (whitespace folded), with where each comes from.
@@ -400,7 +400,7 @@ def test_missing_tensor_symbol_and_null_handles_are_clear_errors() -> None:
 
 def test_a_plain_tuple_and_a_scalar_tensor_are_accepted() -> None:
     fake = FakeAclnn()
-    call = BuiltinCall("aclnnCast", (tensor("self", "x"), aclnn.dtype("dtype", "float16"), tensor("out", "y")))
+    call = BuiltinCall("aclnnCast", (tensor("self", "x"), builtin_call.dtype("dtype", "float16"), tensor("out", "y")))
     Builtin(fake.library(), call, {"x": (0x10, "float32", ()), "y": (0x20, "float16", ())}).close()
     assert [t["dims"] for t in fake.tensors.values()] == [(), ()]
     assert [t["data"] for t in fake.tensors.values()] == [0x10, 0x20]

@@ -23,11 +23,12 @@ import numpy as np
 import pytest
 
 import workbench as wb
-from workbench import emu, progress, resources
-from workbench.cli import main
-from workbench.emu import cache
-from workbench.emu.build import BuildError
-from workbench.errors import InfrastructureError
+from workbench.core import progress, resources
+from workbench.core.errors import InfrastructureError
+from workbench.run import emu
+from workbench.run.emu import cache
+from workbench.run.emu.build import BuildError
+from workbench.view.cli import main
 
 CAST = wb.Case("cast", ("float32", "int32"), (1000,))
 ADD = resources.path("kernels/examples/add_custom.cpp")
@@ -189,7 +190,7 @@ def test_a_damaged_signature_file_is_asked_again(tmp_path: Path) -> None:
     source.write_text(fresh(ADD.read_text()))
     built = add(source).built()
     built.path.with_name(built.path.name + ".sig.json").write_text("{not json")
-    sys.modules["workbench.emu.signature"].signature.cache_clear()  # type: ignore[attr-defined]
+    sys.modules["workbench.run.emu.signature"].signature.cache_clear()  # type: ignore[attr-defined]
     z, run = launch(add(source))
     assert not run.faulted and np.array_equal(z, np.arange(N, dtype=np.float32) + 2)
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 import workbench as wb
-from workbench.errors import InvalidAttr, InvalidDtype, InvalidFormat, InvalidShape, UnknownName, WorkbenchError
+from workbench.core.errors import InvalidAttr, InvalidDtype, InvalidFormat, InvalidShape, UnknownName, WorkbenchError
 
 
 def test_spellings_are_normalised_and_defaults_filled() -> None:

@@ -10,14 +10,14 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from workbench.case import Case
-from workbench.dtypes import NUMPY
-from workbench.edges import edge_values
-from workbench.errors import InvalidInput, UnknownName
+from workbench.core.dtypes import NUMPY
+from workbench.core.edges import edge_values
+from workbench.core.errors import InvalidInput, UnknownName
 from workbench.ops.cast import SPEC
 from workbench.ops.cast.golden import cast, rne16
 from workbench.ops.cast.tables import PAIRS
-from workbench.pipeline import golden, make_inputs
+from workbench.planning.case import Case
+from workbench.planning.pipeline import golden, make_inputs
 
 PAIR_LIST = list(PAIRS)
 FLOATS = ("float16", "float32", "bfloat16")

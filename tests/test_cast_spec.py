@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from workbench.case import Case
-from workbench.dtypes import GE_ENUM
-from workbench.errors import InvalidAttr, InvalidDtype, InvalidFormat, InvalidShape, NullTensor
+from workbench.core.dtypes import GE_ENUM
+from workbench.core.errors import InvalidAttr, InvalidDtype, InvalidFormat, InvalidShape, NullTensor
+from workbench.core.opspec import TensorDesc
 from workbench.ops.cast import SPEC
 from workbench.ops.cast.layout import CastTilingData
 from workbench.ops.cast.tables import CLASS_NAMES, PAIRS, ROUND_MODES, SHORT, precedence_class
 from workbench.ops.cast.tiling import block_elems, bytes_per_elem, ub_former
-from workbench.opspec import TensorDesc
+from workbench.planning.case import Case
 
 # cast.md §3.4, copied verbatim: # | pair | key | chain | roundMode | mid | bpe | ubFormer* | BLOCK | moved | vecB
 TABLE_34 = """

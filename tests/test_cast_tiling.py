@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.case import Case
-from workbench.errors import InfeasibleTiling, InvalidInput
+from workbench.core.errors import InfeasibleTiling, InvalidInput
+from workbench.core.tiling import TilingPlan
 from workbench.ops.cast.layout import CastTilingData
 from workbench.ops.cast.tables import PAIRS
 from workbench.ops.cast.tiling import block_elems, plan, ub_former
-from workbench.tiling import TilingPlan
+from workbench.planning.case import Case
 
 PAIR_LIST = list(PAIRS)
 

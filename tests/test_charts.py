@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import workbench as wb
-from workbench.render import charts, frames
-from workbench.render.frames import precision as precision_frames
+from workbench.view.render import charts, frames
+from workbench.view.render.frames import precision as precision_frames
 
 CAST = wb.plan(wb.Case("cast", ("bfloat16", "int8"), (100_003,)))
 SCE = wb.plan(wb.Case("softmax_cross_entropy_with_logits", ("float32",), (64, 1000)))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.cli import main
+from workbench.view.cli import main
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import workbench as wb
-from workbench import resources
-from workbench.cli import build_parser, main
+from workbench.core import resources
+from workbench.view.cli import build_parser, main
 
 CAST = ["cast", "--dtype", "float32:float16"]
 
@@ -80,7 +80,7 @@ def test_the_op_table_json_has_platforms_and_formats(capsys: pytest.CaptureFixtu
 
 
 def test_a_timing_in_seconds_is_never_printed_in_another_unit_under_a_seconds_name() -> None:
-    from workbench.render.text import timings_text
+    from workbench.view.render.text import timings_text
 
     timings = {"build_s": 9.1866, "launch_s": 0.0037, "kernel_s": 4.98e-6}
     sources = {"build_s": "host wall", "launch_s": "emulator wall", "kernel_s": "predicted"}

@@ -1,4 +1,4 @@
-"""workbench.compare: the four standards at, just inside and just outside their thresholds, NaN/Inf rules,
+"""workbench.judge.compare: the four standards at, just inside and just outside their thresholds, NaN/Inf rules,
 ULP bookkeeping, worst-element ranking and the three renderings."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from workbench.compare import STANDARDS, Report, assert_close, compare
-from workbench.errors import InvalidDtype, InvalidShape, UnknownName, WorkbenchError
+from workbench.core.errors import InvalidDtype, InvalidShape, UnknownName, WorkbenchError
+from workbench.judge.compare import STANDARDS, Report, assert_close, compare
 
 BF16 = ml_dtypes.bfloat16
 NP = {"float16": np.float16, "float32": np.float32, "bfloat16": BF16}

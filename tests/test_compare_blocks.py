@@ -11,10 +11,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from workbench.compare import STANDARDS, Report, compare, element_errors
+from workbench.judge.compare import STANDARDS, Report, compare, element_errors
 
-cmp = importlib.import_module("workbench.compare")  # the module (workbench.compare is also the function)
-par = importlib.import_module("workbench._parallel")
+cmp = importlib.import_module("workbench.judge.compare")  # the module (workbench.judge.compare is also the function)
+par = importlib.import_module("workbench.core._parallel")
 NP = {"float16": np.float16, "float32": np.float32, "bfloat16": ml_dtypes.bfloat16}
 # (block size, sparse ratio, elements upcast at once, workers): the default; tiny blocks always upcasting only
 # their differing elements; odd-sized blocks never skipping (SPARSE huge: only fully identical blocks), upcast

@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 
 import workbench as wb
-from workbench.baseline import MIN_ERR, compare_builtin, double_benchmark, error_stats
-from workbench.criteria import Time, builtin_time, evaluate, kernel_time, versus_tbe
-from workbench.launch import Diagnostic
+from workbench.judge.baseline import MIN_ERR, compare_builtin, double_benchmark, error_stats
+from workbench.judge.criteria import Time, builtin_time, evaluate, kernel_time, versus_tbe
+from workbench.judge.perfmodel import predict
 from workbench.ops.embedding_dense_grad.criteria import theory_s
-from workbench.perfmodel import predict
-from workbench.render.frames import timings_frame
-from workbench.render.html import BADGE, NEUTRAL_BADGE, criteria_html
+from workbench.run.launch import Diagnostic
+from workbench.view.render.frames import timings_frame
+from workbench.view.render.html import BADGE, NEUTRAL_BADGE, criteria_html
 
 US = 1e-6
 

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import re
 
-from workbench.demo import examples, run_demo
+from workbench.planning.worked import examples
+from workbench.view.demo import run_demo
 
 
 def test_demo_runs_every_example_with_the_expected_verdict() -> None:

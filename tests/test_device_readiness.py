@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 
 import workbench as wb
-from workbench import resources
-from workbench.emu import POISON, In, Out, Workspace, load
-from workbench.launch import prepare
+from workbench.core import resources
 from workbench.ops.embedding_dense_grad.golden import golden as edg_golden
+from workbench.run.emu import POISON, In, Out, Workspace, load
+from workbench.run.launch import prepare
 
 EDG = "embedding_dense_grad"
 SCE = "softmax_cross_entropy_with_logits"

@@ -11,10 +11,10 @@ from types import SimpleNamespace
 import pytest
 
 import workbench as wb
-from workbench import resources
-from workbench.demo import examples
-from workbench.launch import Diagnostic, is_emulator_header
-from workbench.render.html import diagnostic_html
+from workbench.core import resources
+from workbench.run.launch import Diagnostic, is_emulator_header
+from workbench.view.demo import examples
+from workbench.view.render.html import diagnostic_html
 
 LAUNCH_IMPL = resources.emu_include_dir() / "ascemu" / "impl" / "launch_impl.h"
 KERNEL = resources.path("kernels/cast/cast_kernel.cpp")

@@ -11,9 +11,9 @@ import pytest
 
 import workbench as wb
 from workbench.ops.cast.inputs import _float_range, _quantize
-from workbench.pipeline import _stable_hash
+from workbench.planning.pipeline import _stable_hash
 
-par = importlib.import_module("workbench._parallel")
+par = importlib.import_module("workbench.core._parallel")
 SCE = "softmax_cross_entropy_with_logits"
 EDG = "embedding_dense_grad"
 

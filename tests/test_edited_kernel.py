@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import workbench as wb
-from workbench.cli import main
+from workbench.view.cli import main
 
 CASE = wb.Case("cast", ("float32", "float16"), (1003,))  # 31 full 32-element blocks + 11: core 7 runs the tail window
 

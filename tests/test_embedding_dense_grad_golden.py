@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from workbench import pipeline
-from workbench.case import Case
 from workbench.ops.embedding_dense_grad import SPEC
 from workbench.ops.embedding_dense_grad.golden import embedding_dense_grad, pytorch_rule
+from workbench.planning import pipeline
+from workbench.planning.case import Case
 
 X3_IDX = np.array([0, 0, 0, 1, 2, 2, 3, 3, 3, 3, 5, 7, 7, 7, 9, 9], np.int32)
 

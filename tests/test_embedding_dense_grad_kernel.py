@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 import workbench as wb
-from workbench import resources
-from workbench.emu import In, Kernel, Out, Workspace, load
+from workbench.core import resources
 from workbench.ops.embedding_dense_grad.golden import golden as edg_golden
+from workbench.run.emu import In, Kernel, Out, Workspace, load
 
 SOURCE = resources.path("kernels/embedding_dense_grad/embedding_dense_grad_kernel.cpp")
 FMAX = np.finfo(np.float32).max

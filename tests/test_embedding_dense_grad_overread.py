@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import workbench as wb
-from workbench import resources
-from workbench.emu import In, Out, Workspace, load
+from workbench.core import resources
 from workbench.ops.embedding_dense_grad.golden import golden as edg_golden
+from workbench.run.emu import In, Out, Workspace, load
 
 OVERREAD = {"GM_SLACK_ACCESS", "GM_LOGICAL_OOB", "GM_OOB"}
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from workbench import pipeline
-from workbench.case import Case
-from workbench.errors import (
+from workbench.core.errors import (
     ACLNN_ERR_PARAM_INVALID,
     ACLNN_ERR_PARAM_NULLPTR,
     InvalidAttr,
@@ -17,9 +15,11 @@ from workbench.errors import (
     InvalidShape,
     NullTensor,
 )
+from workbench.core.opspec import TensorDesc
 from workbench.ops.embedding_dense_grad import SPEC
-from workbench.opspec import TensorDesc
-from workbench.registry import OPS
+from workbench.planning import pipeline
+from workbench.planning.case import Case
+from workbench.planning.registry import OPS
 
 OP = "embedding_dense_grad"
 

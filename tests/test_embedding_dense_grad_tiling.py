@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import workbench as wb
-from workbench import pipeline
-from workbench.case import Case
-from workbench.errors import InvalidInput, UnknownName
+from workbench.core.errors import InvalidInput, UnknownName
+from workbench.core.tiling import ceil_div, even_split
 from workbench.ops.embedding_dense_grad.layout import FIELDS, EmbeddingDenseGradTilingData
 from workbench.ops.embedding_dense_grad.tiling import window
-from workbench.tiling import ceil_div, even_split
+from workbench.planning import pipeline
+from workbench.planning.case import Case
 
 ROOT = Path(__file__).resolve().parent.parent
 MiB16 = 16 * 1024 * 1024

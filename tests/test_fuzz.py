@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import workbench as wb
-from workbench.cli import main
-from workbench.compare import STANDARDS
+from workbench.judge.compare import STANDARDS
+from workbench.view.cli import main
 
 OPS = list(wb.OPS)
 # Kernel variants the suite builds anyway (demo, kernel tests): a fuzzed run never waits on a cold g++ build.

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 import workbench as wb
-from workbench.cli import main
-from workbench.render.html import BADGE
+from workbench.view.cli import main
+from workbench.view.render.html import BADGE
 
 CAST = ["run", "cast", "--dtype", "bfloat16:int8", "--shape", "100003", "--quiet"]
 
@@ -59,9 +59,9 @@ def test_an_unwritable_html_path_is_refused_before_the_run(tmp_path: Path, capsy
 
 
 def test_save_chart_refuses_an_unknown_suffix_or_a_missing_folder(tmp_path: Path) -> None:
-    from workbench.errors import InvalidInput
-    from workbench.render import charts, frames
-    from workbench.render.report import save_chart
+    from workbench.core.errors import InvalidInput
+    from workbench.view.render import charts, frames
+    from workbench.view.render.report import save_chart
 
     chart = charts.ub_chart(frames.ub_frame(wb.plan(wb.Case("cast", ("float32", "float16"), (1000,)))))
     with pytest.raises(InvalidInput, match=r"path: .* ending in \.svg or \.png"):

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench.cli import main
-from workbench.emu.scratch import release_scratch
+from workbench.run.emu.scratch import release_scratch
+from workbench.view.cli import main
 
 CAST = ["run", "cast", "--dtype", "float32:float16", "--quiet"]
 

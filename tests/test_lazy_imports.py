@@ -17,7 +17,7 @@ def test_import_workbench_loads_no_heavy_module() -> None:
 def test_cli_tiling_loads_no_heavy_module() -> None:
     code = (
         "import sys, contextlib, io\n"
-        "from workbench.cli import main\n"
+        "from workbench.view.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    main(['tiling', 'cast', '--dtype', 'float32:float16', '--shape', '1000'])\n"
         f"print([m for m in {HEAVY!r} if m in sys.modules])"

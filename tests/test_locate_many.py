@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import workbench as wb
-from workbench.pipeline import make_inputs
+from workbench.planning.pipeline import make_inputs
 
 SCE = "softmax_cross_entropy_with_logits"
 EDG = "embedding_dense_grad"

@@ -8,7 +8,8 @@ import tracemalloc
 import pytest
 
 import workbench as wb
-from workbench import memory, runner
+from workbench.planning import memory
+from workbench.run import runner
 
 CASES = [
     wb.Case("cast", ("float32", "float16"), (1 << 20,)),

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import workbench as wb
-from workbench import notebook_progress, progress
+from workbench.core import notebook_progress, progress
 
 BUILD = "building cast_kernel for ascend310p with g++"
 LAUNCH = "running cast_kernel on 8 emulated cores"

@@ -1,4 +1,4 @@
-"""The performance model (workbench/perfmodel.py): hand-computed predictions for synthetic traces, the per-SoC
+"""The performance model (workbench/judge/perfmodel.py): hand-computed predictions for synthetic traces, the per-SoC
 defaults and their sources, the fit, the pipe timeline frame and chart, and the op worked examples on the emulator."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 import workbench as wb
-from workbench import perfmodel as pm
-from workbench.errors import WorkbenchError
-from workbench.render import charts, frames
+from workbench.core.errors import WorkbenchError
+from workbench.judge import perfmodel as pm
+from workbench.view.render import charts, frames
 
 SOC = "Ascend310P3"  # 8 physical cores
 DOUBLE = (("VECIN", 2), ("VECOUT", 2))

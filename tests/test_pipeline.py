@@ -7,7 +7,7 @@ import json
 import pytest
 
 import workbench as wb
-from workbench.dtypes import np_dtype
+from workbench.core.dtypes import np_dtype
 
 CASES = [
     wb.Case("cast", ("float32", "float16"), (1000,)),

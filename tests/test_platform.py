@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from workbench.errors import UnknownName, UnsupportedPlatform
-from workbench.platform import PLATFORMS, load_platforms, parse_ini
-from workbench.resources import platforms_dir
+from workbench.core.errors import UnknownName, UnsupportedPlatform
+from workbench.core.platform import PLATFORMS, load_platforms, parse_ini
+from workbench.core.resources import platforms_dir
 
 
 def test_shipped_socs() -> None:

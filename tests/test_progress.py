@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from workbench import progress
-from workbench.cli import main
+from workbench.core import progress
+from workbench.view.cli import main
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import workbench as wb
-from workbench.render.html import STYLE
+from workbench.view.render.html import STYLE
 
 CASE = wb.Case("embedding_dense_grad", ("float32",), (256, 64), attrs={"num_weights": 100})
 
@@ -51,7 +51,7 @@ def test_cards_follow_the_jupyterlab_theme_and_escape_text() -> None:
 
 
 def test_source_excerpt_marks_the_line_and_tolerates_what_it_cannot_read(tmp_path: Path) -> None:
-    from workbench.render.text import source_excerpt
+    from workbench.view.render.text import source_excerpt
 
     src = tmp_path / "k.cpp"
     src.write_text("a\nb\nc\nd\ne\n")
@@ -62,7 +62,7 @@ def test_source_excerpt_marks_the_line_and_tolerates_what_it_cannot_read(tmp_pat
 
 
 def test_the_text_report_and_the_card_give_every_time_its_source(result: wb.Result) -> None:
-    from workbench.render.text import timings_text
+    from workbench.view.render.text import timings_text
 
     text = result.text()
     flat = " ".join(line.strip() for line in text.splitlines())  # undo the wrapping at 120 columns
@@ -77,7 +77,7 @@ def test_the_text_report_and_the_card_give_every_time_its_source(result: wb.Resu
 
 
 def test_timings_text_names_each_source_once_per_run_of_times() -> None:
-    from workbench.render.text import timings_text
+    from workbench.view.render.text import timings_text
 
     timings = {"build_s": 1.5, "launch_s": 0.0123, "kernel_s": 4.98e-6, "golden_s": 0.0007}
     sources = {"build_s": "host wall", "launch_s": "emulator wall", "kernel_s": "predicted", "golden_s": "host wall"}

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 import workbench as wb
-from workbench import pipeline, reruns, runner
-from workbench.errors import InvalidInput
+from workbench.core.errors import InvalidInput
+from workbench.planning import pipeline
+from workbench.run import reruns, runner
 
 CASE = wb.Case("cast", ("float32", "float16"), (4099,))
 

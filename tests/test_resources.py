@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from workbench import platform, resources
-from workbench.cli import main
-from workbench.errors import UnsupportedPlatform
+from workbench.core import platform, resources
+from workbench.core.errors import UnsupportedPlatform
+from workbench.view.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 

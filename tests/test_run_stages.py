@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import workbench as wb
-from workbench import runner
-from workbench.registry import get_op
+from workbench.planning.registry import get_op
+from workbench.run import runner
 
 CAST = wb.Case("cast", ("float32", "float16"), (4096,))
 EDG = wb.Case("embedding_dense_grad", ("float32",), (8, 16), attrs={"num_weights": 6})

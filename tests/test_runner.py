@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import workbench as wb
-from workbench.cli import main
+from workbench.view.cli import main
 
 CASES = [
     wb.Case("cast", ("float32", "float16"), (4099,)),

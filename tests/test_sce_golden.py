@@ -7,13 +7,9 @@ import numpy as np
 import pytest
 
 from workbench import OPS, Case, golden, make_inputs
-from workbench.dtypes import np_dtype
-from workbench.ops.softmax_cross_entropy_with_logits.golden import (
-    softmax_cross_entropy_with_logits as sce,
-)
-from workbench.ops.softmax_cross_entropy_with_logits.golden import (
-    softmax_cross_entropy_with_logits_f64 as sce64,
-)
+from workbench.core.dtypes import np_dtype
+from workbench.ops.softmax_cross_entropy_with_logits.golden import softmax_cross_entropy_with_logits as sce
+from workbench.ops.softmax_cross_entropy_with_logits.golden import softmax_cross_entropy_with_logits_f64 as sce64
 
 OP = "softmax_cross_entropy_with_logits"
 BF16 = ml_dtypes.bfloat16

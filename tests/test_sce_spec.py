@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from workbench import OPS, Case
-from workbench.errors import (
+from workbench.core.errors import (
     ACLNN_ERR_PARAM_INVALID,
     ACLNN_ERR_PARAM_NULLPTR,
     InvalidDtype,
@@ -14,7 +14,7 @@ from workbench.errors import (
     NullTensor,
     WorkbenchError,
 )
-from workbench.opspec import TensorDesc
+from workbench.core.opspec import TensorDesc
 
 OP = "softmax_cross_entropy_with_logits"
 SPEC = OPS[OP]

@@ -8,7 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench import PLATFORMS, Case, plan
-from workbench.errors import InfeasibleTiling, InvalidInput, UnknownName
+from workbench.core.errors import InfeasibleTiling, InvalidInput, UnknownName
+from workbench.core.platform import Platform
+from workbench.core.tiling import TilingPlan
 from workbench.ops.softmax_cross_entropy_with_logits.geometry import copy_params, core_tiles, small_c_offsets
 from workbench.ops.softmax_cross_entropy_with_logits.layout import (
     C_ONE,
@@ -18,8 +20,6 @@ from workbench.ops.softmax_cross_entropy_with_logits.layout import (
     SoftmaxCrossEntropyWithLogitsTilingData,
 )
 from workbench.ops.softmax_cross_entropy_with_logits.tiling import UB_RESERVE, full_load_limit, plan_for
-from workbench.platform import Platform
-from workbench.tiling import TilingPlan
 
 OP = "softmax_cross_entropy_with_logits"
 B3 = PLATFORMS["Ascend910B3"]

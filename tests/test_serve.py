@@ -27,8 +27,9 @@ import pytest
 import zmq
 from test_cli import run  # the CLI in-process, exit code and output captured
 
-from workbench import resources, serve
-from workbench.errors import WorkbenchError
+from workbench.core import resources
+from workbench.core.errors import WorkbenchError
+from workbench.view import serve
 
 
 def app_cells() -> list[str]:
@@ -38,7 +39,7 @@ def app_cells() -> list[str]:
 
 def test_the_app_page_ships_inside_the_package() -> None:
     nb = json.loads(serve.app_notebook().read_text())
-    assert serve.app_notebook().parent.name == "ui" and serve.app_notebook().parent.parent.name == "workbench"
+    assert serve.app_notebook().parent.parts[-3:] == ("workbench", "view", "ui")
     assert nb["metadata"]["kernelspec"]["name"] == "python3"
     template = serve.app_notebook().parent / "jupyter" / "voila" / "templates" / serve.TEMPLATE
     assert (template / "index.html.j2").is_file() and (template / "conf.json").is_file()
@@ -306,7 +307,7 @@ def _record(exc: BaseException | None) -> logging.LogRecord:
 def test_a_stop_with_a_page_open_drops_only_its_closed_websocket_tracebacks() -> None:
     from tornado.websocket import WebSocketClosedError
 
-    from workbench.serve_child import _not_closed_page
+    from workbench.view.serve_child import _not_closed_page
 
     assert not _not_closed_page(_record(WebSocketClosedError()))
     assert _not_closed_page(_record(ValueError("boom"))) and _not_closed_page(_record(None))
@@ -314,7 +315,7 @@ def test_a_stop_with_a_page_open_drops_only_its_closed_websocket_tracebacks() ->
 
 def test_a_kernel_stopped_mid_message_drops_only_its_closed_socket_tracebacks() -> None:
     # the startup file runs in each kernel and leaves no name behind: its filter is taken from its source
-    source = resources.path("workbench/ui/kernel_startup.py").read_text()
+    source = resources.path("workbench/view/ui/kernel_startup.py").read_text()
     tree = ast.parse(source)
     quiet = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "_quiet_stop")
     namespace: dict[str, object] = {}

@@ -11,11 +11,12 @@ import pytest
 from recorded_run import RECORDED_CASE as CASE
 
 import workbench as wb
-from workbench import resources, store
-from workbench.cli import main
-from workbench.errors import InvalidInput, WorkbenchError
-from workbench.launch import prepare
-from workbench.render import frames
+from workbench.core import resources
+from workbench.core.errors import InvalidInput, WorkbenchError
+from workbench.run import store
+from workbench.run.launch import prepare
+from workbench.view.cli import main
+from workbench.view.render import frames
 
 
 def test_round_trip_is_bit_exact(live: wb.Result, recorded: Path) -> None:
@@ -45,7 +46,7 @@ def test_a_device_record_keeps_the_builtin_outputs_and_measured_times(
 ) -> None:
     from dataclasses import replace
 
-    from workbench.criteria import builtin_time, kernel_time
+    from workbench.judge.criteria import builtin_time, kernel_time
 
     builtin = {"y": live.expected["y"].copy()}
     npu = {"timing": "measured", "how": "measured on the device", "emulated": False, "cann_version": "8.0.RC3"}
@@ -72,7 +73,7 @@ def test_a_faulted_run_is_recorded_and_replayed_as_a_fault(
 ) -> None:
     from dataclasses import replace
 
-    from workbench.launch import Diagnostic
+    from workbench.run.launch import Diagnostic
 
     abort = Diagnostic(
         "KERNEL_ABORT", "fatal", 3, "DataCopy", "/elsewhere/cast.cpp", 12, "m", count=2, details={"a": 1}

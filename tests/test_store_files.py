@@ -26,9 +26,9 @@ from pathlib import Path
 import pytest
 
 import workbench as wb
-from workbench import runner, store
-from workbench.cli import main
-from workbench.errors import InfrastructureError, InvalidInput
+from workbench.core.errors import InfrastructureError, InvalidInput
+from workbench.run import runner, store
+from workbench.view.cli import main
 
 CASE = wb.Case("cast", ("float32", "float16"), (64,))
 ARGV = ["record", "cast", "--dtype", "float32:float16", "--shape", "64", "--quiet"]

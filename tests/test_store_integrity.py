@@ -27,9 +27,9 @@ import pytest
 from recorded_run import RECORDED_CASE as CASE
 
 import workbench as wb
-from workbench import store
-from workbench.cli import main
-from workbench.errors import InvalidInput, WorkbenchError
+from workbench.core.errors import InvalidInput, WorkbenchError
+from workbench.run import store
+from workbench.view.cli import main
 
 
 def digest(meta: dict[str, Any]) -> str:

@@ -8,13 +8,13 @@ import json
 import pytest
 
 import workbench as wb
-from workbench.cli import main
-from workbench.errors import InvalidInput
-from workbench.sweep import Point, grid, points_of, sweep
-from workbench.sweep.executors import LocalPool, Serial, batches
-from workbench.sweep.gridfile import grid_from_mapping
-from workbench.sweep.results import ResultsFile
-from workbench.sweep.tasks import make_task
+from workbench.core.errors import InvalidInput
+from workbench.sweeps import Point, grid, points_of, sweep
+from workbench.sweeps.executors import LocalPool, Serial, batches
+from workbench.sweeps.gridfile import grid_from_mapping
+from workbench.sweeps.results import ResultsFile
+from workbench.sweeps.tasks import make_task
+from workbench.view.cli import main
 
 CAST = "cast"
 ROUND_BUG = (

@@ -13,12 +13,12 @@ import altair as alt
 import pytest
 
 import workbench as wb
-from workbench.render import charts, frames
-from workbench.render.report import save_chart
+from workbench.view.render import charts, frames
+from workbench.view.render.report import save_chart
 
 pytest.importorskip("ipywidgets")
 
-from workbench.ui.panels import chart_widget  # after the skip: the panels need ipywidgets
+from workbench.view.ui.panels import chart_widget  # after the skip: the panels need ipywidgets
 
 PLAN = wb.plan(wb.Case("cast", ("bfloat16", "int8"), (100_003,)))
 

@@ -1,4 +1,4 @@
-"""One vocabulary of time sources (workbench/timesource.py), and every backend labels every time it reports."""
+"""One vocabulary of time sources (workbench/core/timesource.py), and every backend labels every time it reports."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from dataclasses import replace
 import pytest
 
 import workbench as wb
-from workbench import timesource
-from workbench.backends.replay import recorded_sources
+from workbench.core import timesource
+from workbench.run.backends.replay import recorded_sources
 
 
 def test_the_vocabulary_is_defined_once_with_what_each_source_means() -> None:

@@ -12,13 +12,13 @@ import pytest
 import vl_convert
 
 import workbench as wb
-from workbench.perfmodel import predict
-from workbench.render import charts, frames
-from workbench.timesource import MEANING, PREDICTED, SOURCES
+from workbench.core.timesource import MEANING, PREDICTED, SOURCES
+from workbench.judge.perfmodel import predict
+from workbench.view.render import charts, frames
 
 pytest.importorskip("ipywidgets")
 
-from workbench.ui.panels import TimingsPanel  # after the skip: the panels need ipywidgets
+from workbench.view.ui.panels import TimingsPanel  # after the skip: the panels need ipywidgets
 
 # a case that runs on every core of the platform: 4096 rows of 1000 logits
 SCE_ROWS = ("softmax_cross_entropy_with_logits", ("float32",), (4096, 1000))

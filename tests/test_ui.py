@@ -13,9 +13,9 @@ import pytest
 pytest.importorskip("ipywidgets")
 
 import workbench as wb
-from workbench.render import frames
-from workbench.render.html import BADGE
-from workbench.ui import Workbench
+from workbench.view.render import frames
+from workbench.view.render.html import BADGE
+from workbench.view.ui import Workbench
 
 SCE = "softmax_cross_entropy_with_logits"
 GREEN = BADGE["pass"]  # the badge of a verdict on device-measured times
@@ -270,7 +270,7 @@ def test_the_charts_script_bundle_is_made_once_and_then_read_from_the_cache(tmp_
     """Bundling altair's chart script takes vl-convert seconds in every fresh kernel: the second kernel reads it."""
     env = {**os.environ, "WORKBENCH_CACHE": str(tmp_path)}
     show = "import altair as alt; print(len(alt.JupyterChart._esm), alt.JupyterChart._is_offline)"
-    first = f"from workbench.ui.app import offline_charts; offline_charts(); {show}"
+    first = f"from workbench.view.ui.app import offline_charts; offline_charts(); {show}"
     out = subprocess.run([sys.executable, "-c", first], env=env, check=True, capture_output=True, text=True).stdout
     (cached,) = (tmp_path / "charts").glob("jupyterchart-*.js")
     assert out.split() == [str(len(cached.read_text(encoding="utf-8"))), "True"] and cached.stat().st_size > 100_000

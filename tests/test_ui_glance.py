@@ -17,10 +17,10 @@ import pytest
 pytest.importorskip("ipywidgets")
 
 import workbench as wb
-from workbench.explore import neighbourhood, path_switch
-from workbench.render import charts, frames
-from workbench.ui import Workbench
-from workbench.ui.mismatches import apply_filter
+from workbench.planning.explore import neighbourhood, path_switch
+from workbench.view.render import charts, frames
+from workbench.view.ui import Workbench
+from workbench.view.ui.mismatches import apply_filter
 
 SCE = "softmax_cross_entropy_with_logits"
 ROUND_BUG = (

@@ -1,20 +1,22 @@
 """Ascend C kernel workbench: host tiling, UB budget, goldens and precision reports for Ascend C ops.
 
-Public API: Case, plan, make_inputs, golden, compare, verify, run, copy_kernel, OPS, PLATFORMS. Importing this
-package never imports ipywidgets, altair, pandas or acl; those load inside the functions that need them.
+Public API: Case, plan, make_inputs, golden, compare, verify, run, copy_kernel, sweep, grid, OPS, PLATFORMS.
+Importing this package never imports ipywidgets, altair, pandas or acl; those load inside the functions that need them.
 """
 
 from __future__ import annotations
 
-from .case import Case
-from .compare import Report, assert_close, compare
-from .errors import WorkbenchError
-from .opspec import OpSpec
-from .pipeline import golden, make_inputs, plan, verify
-from .platform import PLATFORMS, Platform
-from .registry import OPS
-from .runner import Result, copy_kernel, run
-from .tiling import TilingPlan
+from .core.errors import WorkbenchError
+from .core.opspec import OpSpec
+from .core.platform import PLATFORMS, Platform
+from .core.tiling import TilingPlan
+from .judge.compare import Report, assert_close, compare
+from .planning.case import Case
+from .planning.pipeline import golden, make_inputs, plan, verify
+from .planning.registry import OPS
+from .run.runner import Result, copy_kernel, run
+from .sweeps import grid, sweep
+from .view import shown as _shown  # noqa: F401 (registers how records print and display)
 
 __all__ = [
     "OPS",
@@ -30,9 +32,11 @@ __all__ = [
     "compare",
     "copy_kernel",
     "golden",
+    "grid",
     "make_inputs",
     "plan",
     "run",
+    "sweep",
     "verify",
 ]
 __version__ = "0.1.0"

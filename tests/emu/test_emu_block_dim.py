@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from emu_helpers import build, conf_tiling, run
 
-from workbench.emu import load
-from workbench.errors import InvalidInput
+from workbench.core.errors import InvalidInput
+from workbench.run.emu import load
 
 TRIVIAL = r"""
 #include "kernel_operator.h"

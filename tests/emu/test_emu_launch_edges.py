@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from emu_helpers import UserKernel
 
-from workbench.emu import In, Kernel, Out, Workspace, load
-from workbench.errors import InvalidInput
+from workbench.core.errors import InvalidInput
+from workbench.run.emu import In, Kernel, Out, Workspace, load
 
 EDGE = r"""
 #include <cstdlib>

@@ -1,4 +1,4 @@
-"""Whole single-source programs (.asc) on the emulator: workbench.emu.run_program and `workbench emu-run`.
+"""Whole single-source programs (.asc) on the emulator: workbench.run.emu.run_program and `workbench emu-run`.
 
 The programs in programs/ are ours, written in the styles of CANN's examples: `__global__ __vector__` kernels
 with AscendC::InitSocState(), a tiling struct copied to device memory, a kernel template with two template
@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from workbench.cli import main
-from workbench.emu import run_program
-from workbench.emu.build import Built
-from workbench.emu.program import UnsupportedAclCall, build_program, shim_calls
-from workbench.emu.rewrite import instantiated, rewrite_launches
-from workbench.errors import InvalidInput
+from workbench.core.errors import InvalidInput
+from workbench.run.emu import run_program
+from workbench.run.emu.build import Built
+from workbench.run.emu.program import UnsupportedAclCall, build_program, shim_calls
+from workbench.run.emu.rewrite import instantiated, rewrite_launches
+from workbench.view.cli import main
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 PLATFORM = {"scale_tiling": "Ascend910B3", "cann_names": "Ascend910B3"}  # the others: the default, Ascend310P3

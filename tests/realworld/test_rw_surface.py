@@ -28,9 +28,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from workbench.emu import In, Kernel, KernelRun, Out, load
-from workbench.emu.signature import Param, signature
-from workbench.errors import InvalidInput
+from workbench.core.errors import InvalidInput
+from workbench.run.emu import In, Kernel, KernelRun, Out, load
+from workbench.run.emu.signature import Param, signature
 
 SURFACE = Path(__file__).resolve().parent / "surface"
 INCLUDE = SURFACE.parents[2] / "kernels" / "emu" / "include"

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...npu.aclnn import BuiltinCall, dtype, tensor
+from ...core.builtin_call import BuiltinCall, dtype, tensor
 
 if TYPE_CHECKING:
-    from ...case import Case
+    from ...planning.case import Case
 
 
 def builtin(case: Case) -> BuiltinCall:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...criteria import Criterion, Time, judge, kernel_time, min_traffic, versus_tbe
-from ...timesource import PROXY
+from ...core.timesource import PROXY
+from ...judge.criteria import Criterion, Time, judge, kernel_time, min_traffic, versus_tbe
 
 if TYPE_CHECKING:
-    from ...runner import Result
+    from ...run.runner import Result
 
 ETA = 0.5  # the utilisation docs/ops/cast.md §7 and docs/ops/embedding_dense_grad.md §6 use
 P1 = "P1: T ≤ T_TBE / 0.95 when every core is used; T_TBE < 10 µs: a gap ≤ 3 µs passes (P3), more explains"
@@ -19,7 +19,7 @@ P2 = "P2: T(bfloat16→X) ≤ T(float32→X) / 0.90 on the same shape (X = float
 def tbe_proxy(result: Result) -> Time:
     """Offline, TBE is taken to run at its memory time N·(sSrc + sDst) / (η·BW) (docs/ops/cast.md §7), plus the
     launch overhead the model charges the kernel, so a small shape compares like with like."""
-    from ...perfmodel import params_for
+    from ...judge.perfmodel import params_for
 
     soc = result.case.soc
     launch = params_for(soc).launch_s

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..._parallel import for_each
-from ...case import Case
-from ...dtypes import NUMPY
-from ...errors import InvalidInput, UnknownName
+from ...core._parallel import for_each
+from ...core.dtypes import NUMPY
+from ...core.errors import InvalidInput, UnknownName
+
+if TYPE_CHECKING:
+    from ...planning.case import Case
 
 MODES = ("sat", "ieee")
 _U32 = np.uint32

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import ml_dtypes
 import numpy as np
 
-from ..._parallel import draw_blocks, scratch
-from ...case import Case
-from ...dtypes import NUMPY
-from ...edges import tile_edges
-from ...errors import InvalidInput
+from ...core._parallel import draw_blocks, scratch
+from ...core.dtypes import NUMPY
+from ...core.edges import tile_edges
+from ...core.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from ...planning.case import Case
 
 DISTRIBUTIONS = ("default", "uniform", "normal", "edges", "exhaustive")
 FLOATS = ("float16", "float32", "bfloat16")

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...case import Case
-from ...dtypes import GE_ENUM, NUMPY, canonical
-from ...errors import ACLNN_ERR_PARAM_INVALID as INVALID
-from ...errors import ACLNN_ERR_PARAM_NULLPTR as NULLPTR
-from ...errors import InvalidAttr, InvalidDtype, InvalidFormat, InvalidShape, NullTensor
-from ...opspec import Explore, KernelInfo, OpSpec, TensorDesc, TensorSpec
+from ...core.dtypes import GE_ENUM, NUMPY, canonical
+from ...core.errors import ACLNN_ERR_PARAM_INVALID as INVALID
+from ...core.errors import ACLNN_ERR_PARAM_NULLPTR as NULLPTR
+from ...core.errors import InvalidAttr, InvalidDtype, InvalidFormat, InvalidShape, NullTensor
+from ...core.opspec import Explore, KernelInfo, OpSpec, TensorDesc, TensorSpec
 from .builtin import builtin
 from .criteria import criteria
 from .golden import golden
@@ -18,6 +17,9 @@ from .inputs import DISTRIBUTIONS, make_inputs
 from .layout import CastTilingData
 from .tables import PAIRS, TARGETS
 from .tiling import plan
+
+if TYPE_CHECKING:
+    from ...planning.case import Case
 
 MAX_RANK = 8  # D23
 OUT_DTYPES = tuple(d for d in NUMPY if d != "bfloat16")  # BF16 output is never delivered (§2)

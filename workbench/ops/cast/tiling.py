@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import math
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...case import Case
-from ...dtypes import itemsize
-from ...errors import InfeasibleTiling, InvalidInput
-from ...platform import Platform
-from ...tiling import BLOCK_BYTES, CoreRange, Location, Owners, TilingPlan, UbBuffer, align_down, ceil_div
+from ...core.dtypes import itemsize
+from ...core.errors import InfeasibleTiling, InvalidInput
+from ...core.platform import Platform
+from ...core.tiling import BLOCK_BYTES, CoreRange, Location, Owners, TilingPlan, UbBuffer, align_down, ceil_div
 from .layout import CastTilingData
 from .tables import PAIRS, precedence_class
+
+if TYPE_CHECKING:
+    from ...planning.case import Case
 
 BUFFER_NUM = 2  # double-buffered in/out queues (§4.2)
 UB_RESERVE = 8192  # D14: framework/API temporary UB and runtime UB < ini value

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...npu.aclnn import BuiltinCall, boolean, tensor, uint64
+from ...core.builtin_call import BuiltinCall, boolean, tensor, uint64
 
 if TYPE_CHECKING:
-    from ...case import Case
+    from ...planning.case import Case
 
 NO_PADDING = -1
 NOT_LISTED_310P = (

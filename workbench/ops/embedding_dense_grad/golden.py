@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..._parallel import WORKERS, for_each
-from ...errors import UnknownName
+from ...core._parallel import WORKERS, for_each
+from ...core.errors import UnknownName
 from .tiling import normalize_padding
 
 if TYPE_CHECKING:
-    from ...case import Case
+    from ...planning.case import Case
 
 _BLOCK = 2 << 20  # bytes of float32 rows per job: L2-sized, and large enough to amortise Python overhead
 _LONG = 32  # runs longer than this are summed one by one (no per-position gathers)

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..._parallel import draw_blocks, scratch
-from ...edges import edge_values
+from ...core._parallel import draw_blocks, scratch
+from ...core.edges import edge_values
 from .tiling import normalize_padding, plan
 
 if TYPE_CHECKING:
-    from ...case import Case
+    from ...planning.case import Case
 
 DISTRIBUTIONS = ("default", "uniform", "unique", "same", "zipf", "unsorted", "normal", "edges")
 

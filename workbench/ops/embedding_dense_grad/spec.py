@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...errors import (
+from ...core.errors import (
     ACLNN_ERR_PARAM_INVALID,
     ACLNN_ERR_PARAM_NULLPTR,
     InvalidAttr,
@@ -18,7 +18,7 @@ from ...errors import (
     InvalidShape,
     NullTensor,
 )
-from ...opspec import REQUIRED, AttrSpec, Explore, KernelInfo, OpSpec, TensorDesc, TensorSpec
+from ...core.opspec import REQUIRED, AttrSpec, Explore, KernelInfo, OpSpec, TensorDesc, TensorSpec
 from .builtin import builtin
 from .criteria import criteria
 from .golden import golden
@@ -27,7 +27,7 @@ from .layout import EmbeddingDenseGradTilingData
 from .tiling import plan
 
 if TYPE_CHECKING:
-    from ...case import Case
+    from ...planning.case import Case
 
 INT32_MAX = 2**31 - 1
 TENSORS = ("grad", "sort_indices", "out")

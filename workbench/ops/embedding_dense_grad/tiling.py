@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...errors import InfeasibleTiling, InvalidInput, UnknownName
-from ...tiling import CoreRange, Location, Owners, TilingPlan, UbBuffer, align_up, ceil_div, even_split
+from ...core.errors import InfeasibleTiling, InvalidInput, UnknownName
+from ...core.tiling import CoreRange, Location, Owners, TilingPlan, UbBuffer, align_up, ceil_div, even_split
 from .layout import FIELDS, EmbeddingDenseGradTilingData
 
 if TYPE_CHECKING:
-    from ...case import Case
-    from ...platform import Platform
+    from ...core.platform import Platform
+    from ...planning.case import Case
 
 # §3.1 constants
 UB_RESERVE = 1024  # the 310P experimental EmbeddingDenseGrad keeps 1 KiB back

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...npu.aclnn import BuiltinCall, tensor
+from ...core.builtin_call import BuiltinCall, tensor
 
 if TYPE_CHECKING:
-    from ...case import Case
+    from ...planning.case import Case
 
 NCHW_UNSUPPORTED = (
     "aclnnSoftmaxCrossEntropyWithLogits accepts rank-2 [N, C] features only; NCHW has no aclnn built-in "

@@ -6,11 +6,11 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ...criteria import Criterion, Time, min_traffic, versus_tbe
-from ...timesource import PROXY
+from ...core.timesource import PROXY
+from ...judge.criteria import Criterion, Time, min_traffic, versus_tbe
 
 if TYPE_CHECKING:
-    from ...runner import Result
+    from ...run.runner import Result
 
 RULE = "T ≤ T_TBE / 0.95; T_TBE < 10 µs: a gap ≤ 3 µs passes, more explains"
 
@@ -20,7 +20,7 @@ def tbe_proxy(result: Result) -> Time:
     read once, every output written once) on min(A, coreNum) cores, each at the model's per-core rate, the chip at
     its bandwidth, plus the launch overhead (perfmodel.params_for: ddr_rate 32 B/cycle at an assumed 1.8 GHz, 3 µs
     launch, both stated assumptions)."""
-    from ...perfmodel import params_for
+    from ...judge.perfmodel import params_for
 
     soc, p = result.case.soc, params_for(result.case.soc)
     moved = min_traffic(result)

@@ -6,8 +6,8 @@ from collections.abc import Iterator, Mapping
 
 import numpy as np
 
-from ...errors import InvalidInput, UnknownName
-from ...tiling import Location, Owners, ceil_div
+from ...core.errors import InvalidInput, UnknownName
+from ...core.tiling import Location, Owners, ceil_div
 from .layout import C_ONE, SMALL_C, SPLIT_R
 
 

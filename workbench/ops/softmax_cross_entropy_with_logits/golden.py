@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..._parallel import WORKERS, for_each
+from ...core._parallel import WORKERS, for_each
 
 if TYPE_CHECKING:
-    from ...case import Case
+    from ...planning.case import Case
 
 F32 = np.dtype(np.float32)
 BLOCK = 1 << 18  # elements per block: 1 MiB of fp32 per temporary (measured best on a 2 MiB L2)

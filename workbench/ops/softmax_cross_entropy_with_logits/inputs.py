@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..._parallel import draw_blocks, scratch
-from ...dtypes import np_dtype
-from ...edges import edge_values
+from ...core._parallel import draw_blocks, scratch
+from ...core.dtypes import np_dtype
+from ...core.edges import edge_values
 from ..cast.golden import cast
 
 if TYPE_CHECKING:
-    from ...case import Case
+    from ...planning.case import Case
 
 DISTRIBUTIONS = ("default", "normal", "uniform", "soft", "raw", "edges", "large")
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...errors import (
+from ...core.errors import (
     ACLNN_ERR_PARAM_INVALID,
     ACLNN_ERR_PARAM_NULLPTR,
     InvalidDtype,
@@ -18,7 +18,7 @@ from ...errors import (
     InvalidShape,
     NullTensor,
 )
-from ...opspec import Explore, KernelInfo, OpSpec, TensorDesc, TensorSpec
+from ...core.opspec import Explore, KernelInfo, OpSpec, TensorDesc, TensorSpec
 from .builtin import builtin
 from .criteria import criteria
 from .golden import golden
@@ -27,7 +27,7 @@ from .layout import HEADER, SoftmaxCrossEntropyWithLogitsTilingData
 from .tiling import plan
 
 if TYPE_CHECKING:
-    from ...case import Case
+    from ...planning.case import Case
 
 NAME = "softmax_cross_entropy_with_logits"
 DTYPES = ("float32", "float16", "bfloat16")
@@ -99,7 +99,7 @@ def check(t: Mapping[str, TensorDesc | None], attrs: Mapping[str, Any]) -> None:
 
 
 def standard(output: str, dtype: str) -> str:
-    return "double_thousandth"  # DECISION-SCE-11 (thresholds per dtype live in workbench.compare)
+    return "double_thousandth"  # DECISION-SCE-11 (thresholds per dtype live in workbench.judge.compare)
 
 
 def check_data(case: Case, inputs: Mapping[str, np.ndarray]) -> None:

@@ -8,15 +8,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ...dtypes import itemsize
-from ...errors import InfeasibleTiling
-from ...platform import Platform
-from ...tiling import BLOCK_BYTES, CoreRange, TilingPlan, UbBuffer, align_down, align_up, ceil_div
+from ...core.dtypes import itemsize
+from ...core.errors import InfeasibleTiling
+from ...core.platform import Platform
+from ...core.tiling import BLOCK_BYTES, CoreRange, TilingPlan, UbBuffer, align_down, align_up, ceil_div
 from .geometry import locate, locate_many, no_element, tile_count
 from .layout import C_ONE, EMPTY, FIELDS, FULL_LOAD, GENERIC, SMALL_C, SPLIT_R, SoftmaxCrossEntropyWithLogitsTilingData
 
 if TYPE_CHECKING:
-    from ...case import Case
+    from ...planning.case import Case
 
 OP = "softmax_cross_entropy_with_logits"
 UB_RESERVE = 8192  # DECISION-SCE-4: reduce-API tmp (< 4 KiB) plus alignment slack

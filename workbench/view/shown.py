@@ -1,0 +1,50 @@
+"""Registers how records are shown (core/shown.py): `import workbench` imports this module, so a Case, a plan, a
+platform, a report or a result prints and displays through the renderers in render/text.py and render/html.py.
+The renderers are imported when first used, not here: `import workbench` stays light."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..core import shown
+from ..core.platform import Platform
+from ..core.tiling import TilingPlan
+from ..judge.compare import Report
+from ..planning.case import Case
+from ..run.runner import Result
+
+
+def _text(name: str) -> Callable[[Any], str]:
+    def render(obj: Any) -> str:
+        from .render import text
+
+        return str(getattr(text, name)(obj))
+
+    return render
+
+
+def _html(name: str) -> Callable[[Any], str]:
+    def render(obj: Any) -> str:
+        from .render import html
+
+        return str(getattr(html, name)(obj))
+
+    return render
+
+
+for cls, form, renderer in (
+    (Case, "html", _html("case_html")),
+    (TilingPlan, "repr", _text("plan_repr")),
+    (TilingPlan, "html", _html("plan_html")),
+    (Platform, "repr", _text("platform_repr")),
+    (Platform, "html", _html("platform_html")),
+    (Report, "repr", _text("report_repr")),
+    (Report, "header", _text("report_header")),
+    (Report, "text", _text("report_text")),
+    (Report, "html", _html("report_html")),
+    (Result, "repr", _text("result_repr")),
+    (Result, "text", _text("result_text")),
+    (Result, "html", _html("result_html")),
+):
+    shown.register(cls, form, renderer)
