@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-HEAVY = ("ipywidgets", "altair", "pandas", "acl", "torch")
+HEAVY = ("ipywidgets", "altair", "pandas", "acl", "torch", "ray")
 
 
 def test_import_workbench_loads_no_heavy_module() -> None:

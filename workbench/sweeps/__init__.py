@@ -71,7 +71,8 @@ def sweep(
     (a Ray cluster, cluster.py) or an Executor. `results`: the JSON Lines file rows are appended to as they arrive
     (default: one per sweep in the workbench cache); with `resume` (default) every row already in it under the same
     content key (case, seed, distribution, backend, standard, kernel source, emulator and workbench code) is reused,
-    not run. `max_memory` is the whole sweep's host budget, shared equally by the workers. `on_rows(rows)` is
+    not run. `max_memory` is the whole sweep's host budget, shared equally by the tasks that run at once (default:
+    each worker's share of its own machine's budget, `memory.budget`). `on_rows(rows)` is
     called with each batch of new rows (views update from it). The DataFrame's `attrs` hold the results file, the
     counts by status, how many rows were reused and the seconds taken.
     """
@@ -86,7 +87,9 @@ def sweep(
     source = _kernel_path(kernel)
     runner = get_executor(executor, workers)
     try:
-        budget = memory.budget(max_memory)[0] // max(1, runner.workers)
+        # a given budget is the whole sweep's, shared by the tasks that run at once; by default each worker takes
+        # its share of its own machine's memory (tasks.run_task), which is what a cluster's nodes have
+        budget = None if max_memory is None else memory.parse_size(max_memory) // max(1, runner.workers)
         tasks = [make_task(p, backend, standard, source, budget) for p in points]
         store = ResultsFile(results or _default_results(tasks), resume)
         todo = list({t.key: t for t in tasks if t.key not in store.rows}.values())

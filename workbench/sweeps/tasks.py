@@ -18,6 +18,7 @@ from typing import Any
 from ..core import resources
 from ..core._files import cache_home
 from ..core.errors import WorkbenchError
+from ..planning import memory
 from ..planning.registry import get_op
 from .points import Point
 
@@ -62,7 +63,7 @@ def case_key(point: Point, backend: str, standard: str | None, kernel_text: str 
         "kernel": _digest_text(kernel_text) if kernel_text is not None else "shipped",
         "op_sources": _op_sources_digest(point),
         "emulator": _tree_digest(str(resources.emu_include_dir())) if backend == "emu" else "",
-        "workbench": _tree_digest(str(Path(__file__).resolve().parents[1]), ".py"),
+        "workbench": code_digest(),
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
@@ -80,11 +81,20 @@ def _op_sources_digest(point: Point) -> str:
 
 
 @cache
-def _tree_digest(folder: str, suffix: str = "") -> str:
+def code_digest() -> str:
+    """The workbench's own Python code (goldens, judges, this layer): a change to any of it changes every key."""
+    return _tree_digest(str(Path(__file__).resolve().parents[1]), ".py", skip=("_bundle",))
+
+
+@cache
+def _tree_digest(folder: str, suffix: str = "", skip: tuple[str, ...] = ()) -> str:
     h = hashlib.sha256()
     root = Path(folder)
-    for path in sorted(p for p in root.rglob("*" + suffix) if p.is_file() and "__pycache__" not in p.parts):
-        h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in sorted(p for p in root.rglob("*" + suffix) if p.is_file()):
+        rel = path.relative_to(root)
+        if "__pycache__" in rel.parts or rel.parts[0] in skip:
+            continue
+        h.update(str(rel).encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
 
@@ -103,7 +113,7 @@ def run_task(task: Task) -> dict[str, Any]:
             seed=point.seed,
             distribution=point.distribution,
             standard=task.standard,
-            max_memory=task.max_memory,
+            max_memory=task.max_memory if task.max_memory is not None else _machine_share(),
             kernel=kernel,
         )
     except WorkbenchError as e:
@@ -112,6 +122,11 @@ def run_task(task: Task) -> dict[str, Any]:
         last = traceback.format_exception_only(type(e), e)[-1].strip()
         return {**base, "status": "error", "verdict": f"ERROR: {type(e).__name__}", "error": last}
     return {**base, **result_columns(result)}
+
+
+def _machine_share() -> int:
+    """This worker's share of its machine's memory budget: the default budget split over the cores, one task each."""
+    return memory.budget()[0] // max(1, os.cpu_count() or 1)
 
 
 def identity(task: Task, point: Point) -> dict[str, Any]:

@@ -73,9 +73,10 @@ def _points(args: argparse.Namespace) -> tuple[list[Any], list[str]]:
     if args.msopst is not None:
         from ..sweeps.msopst import read_msopst
 
-        imported = read_msopst(args.msopst)
+        imported = read_msopst(args.msopst, platform=args.platform[0] if len(args.platform) == 1 else "")
         points += imported.points
         notes += [f"msOpST: {u}" for u in imported.unsupported]
+        notes += [f"msOpST skipped {s}" for s in imported.skipped]
     for g in grids:
         points += g.points
         notes += [f"dropped {d.values}: {d.reason}" for d in g.dropped]
