@@ -208,3 +208,43 @@ def test_at_1024_px_the_page_does_not_scroll_sideways(page: tuple[Page, Console]
     _shot(tab, screenshots, "15-narrow-1024")
     tab.set_viewport_size({"width": 1400, "height": 1000})
     assert console.errors == [], console.errors
+
+
+def test_a_sweep_fills_in_live_and_a_clicked_cell_opens_its_case(
+    page: tuple[Page, Console], screenshots: Path, tmp_path: Path
+) -> None:
+    """The sweep section: Cast with the round-to-odd bug over three dtype pairs and three sizes on the local
+    executor; the pass/fail heatmap fills in: float32 -> float16 fails, float16 -> float32 faults (the emulator
+    refuses round-to-odd on a widening cast), float32 -> int8 passes (it truncates); clicking a failing cell sets the
+    controls to that case and runs it."""
+    tab, console = page
+    copy = wb.copy_kernel(wb.Case("cast", ("float32", "float16"), (1000,)), tmp_path)
+    copy.write_text(copy.read_text().replace(*ROUND_BUG))
+    tab.locator(".wb-op select").select_option("cast")
+    _wait_text(tab, ".wb-tiling", "totalElements")
+    tab.locator(".wb-standard select").select_option("exact")
+    tab.locator(".wb-kernel input").fill(str(copy))
+    tab.locator(".wb-sweep .jupyter-widget-Collapse-header").click()
+    tab.locator(".wb-sweep-dtypes select").select_option(["float32:float16", "float16:float32", "float32:int8"])
+    tab.locator(".wb-sweep-shapes input").fill("1000; 20000; 200000")
+    tab.locator(".wb-sweep-run").click()
+    _wait_text(tab, ".wb-sweep-progress", "done in", RUN_S)
+    status = _text(tab, ".wb-sweep-status")
+    assert "9 cases: 3 pass, 3 fail, 3 fault" in status, status
+    cells = tab.locator(".wb-sweep-chart g.mark-rect path[aria-label*='key:']")  # the cells, not the legend
+    cells.first.wait_for(state="visible", timeout=STEP_S * 1000)
+    assert cells.count() == 9
+    _shot_part(tab, ".wb-sweep", screenshots / "16-sweep-pass-fail.png")
+
+    # a click in the middle of a cell lands on its text ("0/1"), which opens the cell's case as the cell does
+    tab.locator(".wb-sweep-chart g.mark-text text[aria-label*='float32:float16 20000 ']").click()
+    _wait_text(tab, ".wb-sweep-opened", "opened")
+    _wait_text(tab, ".wb-tiling tr[data-field='totalElements']", "20000")
+    _wait_text(tab, ".wb-summary", "PRECISION FAIL", RUN_S)
+    assert "cast[float32:float16 20000" in _text(tab, ".wb-summary")
+    _shot(tab, screenshots, "17-sweep-cell-opened")
+    _shot_part(tab, ".wb-sweep", screenshots / "17-sweep-section.png")  # docs/images/sweep-views.png
+    tab.locator(".wb-sweep-view select").select_option("path regions")
+    _wait_text(tab, ".wb-sweep-chart", "tiling path by")
+    _shot_part(tab, ".wb-sweep", screenshots / "18-sweep-path-regions.png")
+    assert console.errors == [], console.errors

@@ -787,30 +787,9 @@ def _items(obj: Any) -> list[tuple[Point, str | None]]:
 
 
 def _row_point(row: Mapping[str, Any], i: int) -> tuple[Point, str | None]:
-    """A sweep row's Point (its identity columns as tasks.identity writes them) and its status."""
-    missing = [k for k in ("op", "dtypes", "shape") if k not in row]
-    if missing:
-        raise InvalidInput(f"row {i}: {missing[0]}", None, "the sweep row's identity columns (op, dtypes, shape, ...)")
-    shape = row["shape"]
-    if isinstance(shape, str):
-        text = shape.strip()
-        shape = () if text in ("scalar", "") else tuple(text.split("x"))
-    attrs = row.get("attrs", {})
-    if isinstance(attrs, str):
-        try:
-            attrs = json.loads(attrs) if attrs.strip() else {}
-        except json.JSONDecodeError:
-            raise InvalidInput(f"row {i}: attrs", attrs, "the attrs JSON object of a sweep row") from None
-    seed = row.get("seed", 0)
-    if isinstance(seed, float) and seed.is_integer():  # a DataFrame column with gaps is float
-        seed = int(seed)
-    values = {"format": row.get("format", ""), "platform": row.get("platform", "")}
-    values = {k: ("" if v is None or (isinstance(v, float) and math.isnan(v)) else v) for k, v in values.items()}
-    dist = row.get("distribution", "")
-    dist = "" if not isinstance(dist, str) else dist
+    """A sweep row's Point and its status."""
     try:
-        case = Case(row["op"], row["dtypes"], shape, values["format"], attrs, values["platform"])
-        point = Point(case, seed, dist)
+        point = Point.from_row(row)
     except WorkbenchError as e:
         raise InvalidInput(f"row {i}", str(e), "a row of a sweep (a valid point)") from None
     status = row.get("status")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +43,35 @@ class Point:
         fields = ("op", "dtypes", "shape", "format", "attrs", "platform")
         case = Case(**{k: data[k] for k in fields if k in data})
         return cls(case, data.get("seed", 0), data.get("distribution", ""))
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Point:
+        """The Point a sweep row ran, from its identity columns as `tasks.identity` writes them (dtypes
+        "float32:float16", shape "64x4705" or "scalar", attrs as JSON), also as a DataFrame reads them back
+        (floats and NaN in columns with gaps)."""
+        missing = [k for k in ("op", "dtypes", "shape") if _absent(row.get(k))]
+        if missing:
+            raise InvalidInput(
+                f"row.{missing[0]}", dict(row), "a sweep row with op, dtypes and shape (and format, ...)"
+            )
+        shape = row["shape"]
+        if isinstance(shape, str):
+            dims = shape.strip()
+            shape = () if dims in ("", "scalar") else tuple(dims.split("x"))
+        attrs: Any = row.get("attrs")
+        if isinstance(attrs, str) and attrs.strip():
+            try:
+                attrs = json.loads(attrs)
+            except json.JSONDecodeError:
+                raise InvalidInput("row.attrs", attrs, 'a JSON object such as {"num_weights": 1000}') from None
+        elif _absent(attrs) or attrs == "":
+            attrs = {}
+        seed: Any = row.get("seed")
+        text = {k: "" if _absent(row.get(k)) else str(row[k]) for k in ("format", "platform", "distribution")}
+        case = Case(
+            str(row["op"]), tuple(str(row["dtypes"]).split(":")), shape, text["format"], attrs, text["platform"]
+        )
+        return cls(case, 0 if _absent(seed) else int(seed), text["distribution"])
 
 
 @dataclass(frozen=True)
@@ -119,6 +149,16 @@ def grid(
                 except WorkbenchError as e:
                     dropped.append(Dropped({**values, "distribution": dist, "seed": seed}, str(e)))
     return Grid(tuple(points), tuple(dropped))
+
+
+def _absent(value: Any) -> bool:
+    """None, or a gap of a DataFrame column (NaN, pandas NA)."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)
+    except (TypeError, ValueError):
+        return False
 
 
 def _dtype_sets(matrix: Sequence[tuple[str, ...]], dtypes: Any) -> list[Any]:

@@ -244,7 +244,7 @@ def result_text(res: Result) -> str:
         *wrap(f"{res.verdict}: {res.case.label()}"),
         *wrap(f"  {res.backend}, seed {res.seed}, {res.distribution} inputs"),
         *wrap(f"  timings: {timings_text(res.timings, res.timing_sources)}"),
-        *([f"  kernel: {res.kernel} (edited copy)"] if res.kernel else [])  # a path is never cut,
+        *([f"  kernel: {res.kernel} (edited copy)"] if res.kernel else []),  # a path is never cut,
     ]
     diags: Iterable[str] = (line for d in res.diagnostics for line in wrap(str(d), "  "))
     return "\n".join(

@@ -15,7 +15,7 @@ import re
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +43,7 @@ from ..render.report import save_chart
 if TYPE_CHECKING:  # the panels import altair: loaded by Workbench.load_panels, after the controls are on show
     from .panels import SummaryPanel, TilingPanel, TimingsPanel
     from .precision import PrecisionPanel
+    from .sweep_panel import SweepForm
 
 DEFAULT = "(op default)"
 SAVE_DIR = "workbench-charts"
@@ -94,6 +95,7 @@ class Workbench:
     summary: SummaryPanel
     precision: PrecisionPanel
     timings: TimingsPanel
+    sweep: SweepForm  # the sweep section (ui/sweep_panel.py), between the controls and the panels
 
     def __init__(self, case: Case | None = None, op: str | None = None, panels: bool = True) -> None:
         start = case or _starting_case(op or next(iter(OPS)))
@@ -191,12 +193,14 @@ class Workbench:
         try:
             from .panels import SummaryPanel, TilingPanel, TimingsPanel
             from .precision import PrecisionPanel
+            from .sweep_panel import SweepForm
 
             offline_charts()
             self.tiling = TilingPanel()
             self.summary = SummaryPanel()
             self.precision = PrecisionPanel(self.select_mismatch)
             self.timings = TimingsPanel()
+            self.sweep = SweepForm(self)
         except Exception as exc:  # e.g. altair missing: say so where the panels would be, then fail the cell
             self.loading.value = _error_html("the panels did not load", "".join(traceback.format_exception_only(exc)))
             raise
@@ -207,6 +211,7 @@ class Workbench:
         self.refresh()
         self.widget.children = [
             *self._head,
+            self.sweep.widget,
             self.tiling.widget,
             self.summary.widget,
             self.precision.widget,
@@ -310,6 +315,32 @@ class Workbench:
             self._busy -= 1
         if refresh:
             self.refresh()
+
+    def open_row(self, row: Mapping[str, Any], run: bool = True) -> None:
+        """Open a sweep's row (a clicked cell or point of the sweep views) in the panels: every control set to its
+        case, seed, inputs, backend and standard (the shipped kernel when it ran one), then Run, as the button."""
+        from ...sweeps.points import Point
+
+        point = Point.from_row(row)
+        c = self.controls
+        other_op = point.case.op != c["op"].value
+        self._load(point.case)
+        if other_op and self.panels_loaded:
+            self.sweep.follow()  # its op observer ran mid-load, before the controls had the case's dtypes and shape
+        self._busy += 1
+        try:
+            c["seed"].value = point.seed
+            c["distribution"].value = point.distribution
+            if row.get("backend") in c["backend"].options:
+                c["backend"].value = row["backend"]
+            standard = row.get("standard")
+            c["standard"].value = standard if isinstance(standard, str) and standard else DEFAULT
+            if row.get("kernel", "shipped") == "shipped":
+                c["kernel"].value = ""
+        finally:
+            self._busy -= 1
+        if run and self.case is not None:
+            self.start_run()
 
     def current_case(self) -> Case:
         """The Case the controls describe (raises the WorkbenchError naming the field that is wrong)."""
