@@ -790,8 +790,8 @@ def _row_point(row: Mapping[str, Any], i: int) -> tuple[Point, str | None]:
     """A sweep row's Point and its status."""
     try:
         point = Point.from_row(row)
-    except WorkbenchError as e:
-        raise InvalidInput(f"row {i}", str(e), "a row of a sweep (a valid point)") from None
+    except WorkbenchError as e:  # named by the row's index, as the file's other errors are
+        raise InvalidInput(f"row {i}: {e.field.removeprefix('row.')}", e.value, e.allowed) from None
     status = row.get("status")
     return point, status if isinstance(status, str) else None
 

@@ -66,6 +66,8 @@ class Point:
                 raise InvalidInput("row.attrs", attrs, 'a JSON object such as {"num_weights": 1000}') from None
         elif _absent(attrs) or attrs == "":
             attrs = {}
+        if not isinstance(attrs, Mapping):
+            raise InvalidInput("row.attrs", row.get("attrs"), 'a JSON object such as {"num_weights": 1000}')
         seed: Any = row.get("seed")
         text = {k: "" if _absent(row.get(k)) else str(row[k]) for k in ("format", "platform", "distribution")}
         case = Case(
