@@ -23,9 +23,9 @@ from pathlib import Path
 
 import workbench as wb
 from workbench.core import resources
-from workbench.run.emu import load
-from workbench.run.emu.build import PLATFORM_MACRO, Variant, build, gxx
-from workbench.run.launch import prepare
+from workbench.running.emu import load
+from workbench.running.emu.build import PLATFORM_MACRO, Variant, build, gxx
+from workbench.running.launch import prepare
 
 CASES = {
     "cast f32->i32 300003": wb.Case("cast", ("float32", "int32"), (300_003,)),

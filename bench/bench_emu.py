@@ -6,7 +6,7 @@
 
 "Emulated run time" (the gated ratio) is the emulator process's part of a launch, from the request to its
 report: setting up GM, running the kernel on every core and writing the report. Launches after the first
-go to a reused worker process (workbench/run/emu/worker.py), as in a notebook session; the first launch of each
+go to a reused worker process (workbench/running/emu/worker.py), as in a notebook session; the first launch of each
 case starts a new worker, and its time is printed as "first". Printed beside it: the launch as the caller
 sees it (arrays copied into shared memory and back as well) and the kernel alone inside the emulator.
 Run: python bench/bench_emu.py [--repeat 3]
@@ -22,9 +22,9 @@ import time
 
 import workbench as wb
 from workbench.core import resources
-from workbench.run.backends import emu as emu_backend
-from workbench.run.emu import load, worker
-from workbench.run.launch import prepare
+from workbench.running.backends import emu as emu_backend
+from workbench.running.emu import load, worker
+from workbench.running.launch import prepare
 
 CASES = [
     ("cast f32->f16 16M", wb.Case("cast", ("float32", "float16"), (1 << 24,)), None),

@@ -27,8 +27,8 @@ import time
 
 import workbench as wb
 from workbench.planning.pipeline import verify
-from workbench.run import backends, reruns
-from workbench.run.launch import prepare
+from workbench.running import backends, reruns
+from workbench.running.launch import prepare
 
 CASES = {
     "cast": ("cast f32->f16 16M", wb.Case("cast", ("float32", "float16"), (1 << 24,))),

@@ -8,7 +8,7 @@ import pytest
 from recorded_run import RECORDED_CASE
 
 import workbench as wb
-from workbench.run import store
+from workbench.running import store
 
 
 @pytest.fixture(scope="module")

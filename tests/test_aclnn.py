@@ -1,4 +1,4 @@
-"""The built-in op through aclnn (workbench/run/npu/aclnn.py), without CANN.
+"""The built-in op through aclnn (workbench/running/npu/aclnn.py), without CANN.
 
 - PROTOTYPES against the C declarations of CANN's public headers, parsed here by a tiny declaration parser;
 - Builtin driven through ctypes stand-ins made with CFUNCTYPE from PROTOTYPES (real ctypes marshalling both ways),
@@ -24,8 +24,8 @@ from workbench.core.builtin_call import BuiltinCall, tensor
 from workbench.core.dtypes import GE_ENUM, NUMPY
 from workbench.core.errors import WorkbenchError
 from workbench.planning.registry import OPS
-from workbench.run.npu import aclnn
-from workbench.run.npu.aclnn import (
+from workbench.running.npu import aclnn
+from workbench.running.npu.aclnn import (
     ACL_DTYPE,
     PROTOTYPES,
     AclnnError,
@@ -35,7 +35,7 @@ from workbench.run.npu.aclnn import (
     contiguous_strides,
     load,
 )
-from workbench.run.npu.build import CannNotFound, example_case
+from workbench.running.npu.build import CannNotFound, example_case
 
 # -- the documented C declarations ---------------------------------------------------------------------------------
 # Quoted from CANN's public headers and API pages (whitespace folded), with where each comes from.

@@ -25,9 +25,9 @@ import pytest
 import workbench as wb
 from workbench.core import progress, resources
 from workbench.core.errors import InfrastructureError
-from workbench.run import emu
-from workbench.run.emu import cache
-from workbench.run.emu.build import BuildError
+from workbench.running import emu
+from workbench.running.emu import cache
+from workbench.running.emu.build import BuildError
 from workbench.view.cli import main
 
 CAST = wb.Case("cast", ("float32", "int32"), (1000,))
@@ -190,7 +190,7 @@ def test_a_damaged_signature_file_is_asked_again(tmp_path: Path) -> None:
     source.write_text(fresh(ADD.read_text()))
     built = add(source).built()
     built.path.with_name(built.path.name + ".sig.json").write_text("{not json")
-    sys.modules["workbench.run.emu.signature"].signature.cache_clear()  # type: ignore[attr-defined]
+    sys.modules["workbench.running.emu.signature"].signature.cache_clear()  # type: ignore[attr-defined]
     z, run = launch(add(source))
     assert not run.faulted and np.array_equal(z, np.arange(N, dtype=np.float32) + 2)
 

@@ -26,7 +26,7 @@ import workbench as wb
 from workbench.core import resources
 from workbench.ops.cast.tables import PAIRS
 from workbench.ops.cast.tiling import UB_RESERVE
-from workbench.run.emu import POISON, In, Out, load
+from workbench.running.emu import POISON, In, Out, load
 
 OP = "cast"
 
@@ -163,7 +163,7 @@ def test_worked_examples(pair: tuple[str, str], n: int, cores: int, tail_window:
 
 
 def launch_with(case: wb.Case, **options: Any) -> tuple[Any, np.ndarray, np.ndarray]:
-    """One launch through workbench.run.emu with emulator options the backend's defaults do not set."""
+    """One launch through workbench.running.emu with emulator options the backend's defaults do not set."""
     plan = wb.plan(case)
     inputs = wb.make_inputs(case, 0, "edges")
     y = np.empty(case.shape, wb.golden(case, inputs)["y"].dtype)

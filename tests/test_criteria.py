@@ -15,7 +15,7 @@ from workbench.judge.baseline import MIN_ERR, compare_builtin, double_benchmark,
 from workbench.judge.criteria import Time, builtin_time, evaluate, kernel_time, versus_tbe
 from workbench.judge.perfmodel import predict
 from workbench.ops.embedding_dense_grad.criteria import theory_s
-from workbench.run.launch import Diagnostic
+from workbench.running.launch import Diagnostic
 from workbench.view.render.frames import timings_frame
 from workbench.view.render.html import BADGE, NEUTRAL_BADGE, criteria_html
 

@@ -20,8 +20,8 @@ import pytest
 import workbench as wb
 from workbench.core import resources
 from workbench.ops.embedding_dense_grad.golden import golden as edg_golden
-from workbench.run.emu import POISON, In, Out, Workspace, load
-from workbench.run.launch import prepare
+from workbench.running.emu import POISON, In, Out, Workspace, load
+from workbench.running.launch import prepare
 
 EDG = "embedding_dense_grad"
 SCE = "softmax_cross_entropy_with_logits"

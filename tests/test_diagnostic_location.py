@@ -12,7 +12,7 @@ import pytest
 
 import workbench as wb
 from workbench.core import resources
-from workbench.run.launch import Diagnostic, is_emulator_header
+from workbench.running.launch import Diagnostic, is_emulator_header
 from workbench.view.demo import examples
 from workbench.view.render.html import diagnostic_html
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import workbench as wb
+from workbench.core import resources
 from workbench.view.cli import main
 
 CASE = wb.Case("cast", ("float32", "float16"), (1003,))  # 31 full 32-element blocks + 11: core 7 runs the tail window
@@ -17,7 +18,7 @@ def test_an_unchanged_copy_passes_and_a_planted_bug_is_found(tmp_path: Path) -> 
     copy = wb.copy_kernel(CASE, tmp_path)
     assert (
         copy.name == "cast_kernel.cpp"
-        and copy.read_text() == wb.resources.path("kernels/cast/cast_kernel.cpp").read_text()
+        and copy.read_text() == resources.path("kernels/cast/cast_kernel.cpp").read_text()
     )
     same = wb.run(CASE, kernel=copy)
     assert same.passed and same.kernel == str(copy) and "edited copy" in same.text()

@@ -17,7 +17,7 @@ import pytest
 import workbench as wb
 from workbench.core import resources
 from workbench.ops.embedding_dense_grad.golden import golden as edg_golden
-from workbench.run.emu import In, Kernel, Out, Workspace, load
+from workbench.running.emu import In, Kernel, Out, Workspace, load
 
 SOURCE = resources.path("kernels/embedding_dense_grad/embedding_dense_grad_kernel.cpp")
 FMAX = np.finfo(np.float32).max
@@ -26,7 +26,7 @@ PLANNED = {"GM_SLACK_ACCESS", "GM_LOGICAL_OOB", "OUTPUT_UNWRITTEN"}
 
 
 def _kernel() -> Kernel:
-    """The shipped kernel through the same load() path as workbench.run (built once, cached by content)."""
+    """The shipped kernel through the same load() path as wb.run (built once, cached by content)."""
     info = wb.OPS["embedding_dense_grad"].kernel(case((8, 8), 1))  # type: ignore[misc]
     return load(resources.path(info.source), info.entry, "Ascend310P3", info.defines)
 

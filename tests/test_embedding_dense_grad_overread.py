@@ -15,7 +15,7 @@ import pytest
 import workbench as wb
 from workbench.core import resources
 from workbench.ops.embedding_dense_grad.golden import golden as edg_golden
-from workbench.run.emu import In, Out, Workspace, load
+from workbench.running.emu import In, Out, Workspace, load
 
 OVERREAD = {"GM_SLACK_ACCESS", "GM_LOGICAL_OOB", "GM_OOB"}
 

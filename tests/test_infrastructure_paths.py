@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.run.emu.scratch import release_scratch
+from workbench.running.emu.scratch import release_scratch
 from workbench.view.cli import main
 
 CAST = ["run", "cast", "--dtype", "float32:float16", "--quiet"]

@@ -9,8 +9,8 @@ import pytest
 
 import workbench as wb
 from workbench.core import resources
-from workbench.run import backends
-from workbench.run.launch import POISON, Diagnostic, prepare
+from workbench.running import backends
+from workbench.running.launch import POISON, Diagnostic, prepare
 
 CASES = [
     wb.Case("cast", ("float32", "float16"), (1003,)),
@@ -71,7 +71,7 @@ def test_one_diagnostic_type_reads_the_emulator_json_and_judges_faults() -> None
     )
     assert d.is_fault and str(d).startswith("a.cpp:7: error UB_TENSOR_OVERRUN [core 3]")
     assert not Diagnostic.from_json({"kind": "OUTPUT_UNWRITTEN", "severity": "info"}).is_fault
-    from workbench.run.emu import POISON as EMU_POISON
-    from workbench.run.emu import Diagnostic as EmuDiagnostic
+    from workbench.running.emu import POISON as EMU_POISON
+    from workbench.running.emu import Diagnostic as EmuDiagnostic
 
     assert EmuDiagnostic is Diagnostic and EMU_POISON == POISON  # the emulator reports in the same type

@@ -9,7 +9,7 @@ import pytest
 
 import workbench as wb
 from workbench.planning import memory
-from workbench.run import runner
+from workbench.running import runner
 
 CASES = [
     wb.Case("cast", ("float32", "float16"), (1 << 20,)),

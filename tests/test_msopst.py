@@ -1,4 +1,4 @@
-"""msOpST case files (workbench/sweeps/msopst.py, docs/msopst.md): the fixtures in tests/msopst/ are written from
+"""msOpST case files (workbench/sweeps/msopst/, docs/msopst.md): the fixtures in tests/msopst/ are written from
 msOpST's published field table; import expands them as msOpST does, names what it cannot honour, skips what the op
 refuses and refuses what msOpST would; export writes only documented fields and round-trips."""
 
@@ -14,15 +14,8 @@ import pytest
 
 import workbench as wb
 from workbench.core.errors import InvalidInput
-from workbench.sweeps.msopst import (
-    CASE_FIELDS,
-    DATA_DISTRIBUTES,
-    INPUT_FIELDS,
-    MsopstImport,
-    msopst_draws,
-    read_msopst,
-    write_msopst,
-)
+from workbench.sweeps.msopst import MsopstImport, read_msopst, write_msopst
+from workbench.sweeps.msopst.format import CASE_FIELDS, DATA_DISTRIBUTES, INPUT_FIELDS, msopst_draws
 from workbench.sweeps.points import Point, grid
 
 FILES = Path(__file__).parent / "msopst"

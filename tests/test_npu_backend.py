@@ -16,10 +16,10 @@ import pytest
 import workbench as wb
 from workbench.judge.criteria import evaluate
 from workbench.judge.perfmodel import predict
-from workbench.run.backends import npu
-from workbench.run.launch import Diagnostic, prepare
-from workbench.run.npu import acl_emulated, aclrtlaunch
-from workbench.run.npu.acl_runtime import ACL_EVENT_TIME_LINE, KERNEL_FAULTS, AclError, Device, acl_module, ok
+from workbench.running.backends import npu
+from workbench.running.launch import Diagnostic, prepare
+from workbench.running.npu import acl_emulated, aclrtlaunch
+from workbench.running.npu.acl_runtime import ACL_EVENT_TIME_LINE, KERNEL_FAULTS, AclError, Device, acl_module, ok
 from workbench.view.render.frames import timings_frame
 
 CASES = [
@@ -216,7 +216,7 @@ class FakeCast:
         self.payload, self.data, self.launches = payload, {}, 0
 
     def library(self) -> object:
-        from workbench.run.npu.aclnn import PROTOTYPES, AclnnLibrary
+        from workbench.running.npu.aclnn import PROTOTYPES, AclnnLibrary
 
         def create(dims, n, dtype, strides, offset, fmt, storage, sn, data):  # type: ignore[no-untyped-def]
             handle = 0x100 + len(self.data)
@@ -250,7 +250,7 @@ def test_the_builtin_op_runs_on_its_own_buffers_and_is_timed(emulated: None, mon
     fake = FakeCast(payload)
     asked: list[object] = []
     monkeypatch.setattr(
-        "workbench.run.npu.aclnn.load", lambda home=None, library=None: asked.append(library) or fake.library()
+        "workbench.running.npu.aclnn.load", lambda home=None, library=None: asked.append(library) or fake.library()
     )
     with Device(acl_module()) as dev:
         timed = npu._run_builtin(dev, launch, npu.Counts(1, 2))
@@ -268,7 +268,7 @@ def test_a_failing_builtin_op_is_a_note_not_a_failed_run(emulated: None, monkeyp
     def refuse(home: object = None, library: object = None) -> object:
         raise wb.WorkbenchError("aclnnEmbeddingDenseBackward", 561103, "a supported SoC")
 
-    monkeypatch.setattr("workbench.run.npu.aclnn.load", refuse)
+    monkeypatch.setattr("workbench.running.npu.aclnn.load", refuse)
     with Device(acl_module()) as dev:
         timed = npu._run_builtin(dev, launch, npu.Counts(0, 1))
     assert timed is not None and timed.outputs is None and timed.note.startswith("the built-in op failed")
@@ -432,7 +432,7 @@ def test_acl_is_initialised_once_per_process_and_finalised_at_exit(tmp_path: Pat
     # aclFinalize), paired with one aclFinalize before the process exits
     script = (
         "import atexit, os\n"
-        "from workbench.run.npu import acl_emulated as e\n"
+        "from workbench.running.npu import acl_emulated as e\n"
         "counts = {'init': 0, 'finalize': 0}\n"
         "atexit.register(lambda: print('COUNTS', counts['init'], counts['finalize'], e._S.finalized))\n"
         "for name in counts:\n"

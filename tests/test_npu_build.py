@@ -1,4 +1,4 @@
-"""The NPU build (workbench/run/npu/build.py) and `workbench build`, without CANN.
+"""The NPU build (workbench/running/npu/build.py) and `workbench build`, without CANN.
 
 The project text is checked as text; cann_home/cann_version against fake install trees; build() end to end with
 the real cmake and a stand-in `ascendc.cmake` that compiles a host stub exporting `aclrtlaunch_<entry>` (so the
@@ -23,10 +23,10 @@ from workbench.core.errors import UnknownName, UnsupportedPlatform, WorkbenchErr
 from workbench.core.opspec import KernelInfo
 from workbench.planning.pipeline import make_inputs, plan
 from workbench.planning.registry import OPS
-from workbench.run.launch import prepare
-from workbench.run.npu import aclrtlaunch
-from workbench.run.npu import build as npu_build
-from workbench.run.npu.build import (
+from workbench.running.launch import prepare
+from workbench.running.npu import aclrtlaunch
+from workbench.running.npu import build as npu_build
+from workbench.running.npu.build import (
     CannNotFound,
     NpuBuildError,
     build,
@@ -349,7 +349,7 @@ def test_the_wrapper_with_only_have_workspace_does_not_compile(tmp_path: Path) -
     # the generated wrapper, compiled with g++ against the emulator's headers: with HAVE_WORKSPACE alone it assigns
     # the TilingData struct to a GM_ADDR, as CANN's device compiler would refuse; the emulated ACL runtime compiles
     # and runs it with both defines for every op (tests/test_npu_backend.py)
-    from workbench.run.emu.build import defines_of, gxx
+    from workbench.running.emu.build import defines_of, gxx
 
     info = kernel_of("cast")
     entry, text = aclrtlaunch.device_wrapper(resources.path(info.source), info.entry, _params("cast"))

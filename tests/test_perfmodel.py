@@ -163,13 +163,13 @@ def test_bad_input_is_a_workbench_error() -> None:
         replace(P, repeat_cycles={"Exp": -1.0})
 
 
-@pytest.mark.parametrize("soc", list(wb.platform.PLATFORMS))
+@pytest.mark.parametrize("soc", list(wb.PLATFORMS))
 def test_params_for_sources_every_field(soc: str) -> None:
     params = pm.params_for(soc)
     names = {f.name for f in fields(params)} - {"sources"}
     assert set(params.sources) == names
     assert all(len(params.sources[n]) > 10 and "no source recorded" not in params.sources[n] for n in names)
-    assert params.bandwidth == wb.platform.PLATFORMS[soc].memory_bandwidth
+    assert params.bandwidth == wb.PLATFORMS[soc].memory_bandwidth
     for name in ("mte_op_s", "vec_bytes_per_cycle", "scalar_ub_cycles", "scalar_gm_miss_cycles", "launch_s"):
         assert "assumed" in params.sources[name], name
 

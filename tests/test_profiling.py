@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from workbench.core.errors import InvalidInput
-from workbench.run.profiling import find_op_summaries, kernel_durations, normalise, read_op_summary
+from workbench.running.profiling import find_op_summaries, kernel_durations, normalise, read_op_summary
 
 PIPE_HEADER = (
     "Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),"
@@ -113,7 +113,7 @@ def test_files_are_found_in_both_layouts_and_bad_ones_refused(tmp_path: Path) ->
 def test_attach_gives_a_run_device_times_and_calibrates_the_model(tmp_path: Path) -> None:
     import workbench as wb
     from workbench.judge.criteria import builtin_time, calibrate, evaluate, kernel_time
-    from workbench.run.profiling import attach
+    from workbench.running.profiling import attach
     from workbench.view.render.html import device_html
 
     run = wb.run(wb.Case("cast", ("float32", "float16"), (8 * 4096,)))

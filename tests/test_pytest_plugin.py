@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 import workbench as wb
-import workbench.run.emu  # before the inner runs: pytester forgets the modules a run imported, not their users
+import workbench.running.emu  # before the inner runs: pytester forgets the modules a run imported, not their users
 from workbench.core import resources
 from workbench.core._files import cache_home
 from workbench.core.errors import InvalidInput
@@ -292,7 +292,7 @@ def test_loading_the_plugin_imports_nothing_heavy_and_declares_its_options(teste
         import sys
 
         def test_plain():
-            heavy = ("pandas", "altair", "ipywidgets", "workbench.run.emu", "workbench.sweep")
+            heavy = ("pandas", "altair", "ipywidgets", "workbench.running.emu", "workbench.sweep")
             assert [m for m in heavy if m in sys.modules] == []
         """
     )

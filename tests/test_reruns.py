@@ -11,7 +11,7 @@ import pytest
 import workbench as wb
 from workbench.core.errors import InvalidInput
 from workbench.planning import pipeline
-from workbench.run import reruns, runner
+from workbench.running import reruns, runner
 
 CASE = wb.Case("cast", ("float32", "float16"), (4099,))
 

@@ -10,7 +10,7 @@ import pytest
 
 import workbench as wb
 from workbench.planning.registry import get_op
-from workbench.run import runner
+from workbench.running import runner
 
 CAST = wb.Case("cast", ("float32", "float16"), (4096,))
 EDG = wb.Case("embedding_dense_grad", ("float32",), (8, 16), attrs={"num_weights": 6})

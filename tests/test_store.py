@@ -13,8 +13,8 @@ from recorded_run import RECORDED_CASE as CASE
 import workbench as wb
 from workbench.core import resources
 from workbench.core.errors import InvalidInput, WorkbenchError
-from workbench.run import store
-from workbench.run.launch import prepare
+from workbench.running import store
+from workbench.running.launch import prepare
 from workbench.view.cli import main
 from workbench.view.render import frames
 
@@ -73,7 +73,7 @@ def test_a_faulted_run_is_recorded_and_replayed_as_a_fault(
 ) -> None:
     from dataclasses import replace
 
-    from workbench.run.launch import Diagnostic
+    from workbench.running.launch import Diagnostic
 
     abort = Diagnostic(
         "KERNEL_ABORT", "fatal", 3, "DataCopy", "/elsewhere/cast.cpp", 12, "m", count=2, details={"a": 1}

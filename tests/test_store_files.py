@@ -27,7 +27,7 @@ import pytest
 
 import workbench as wb
 from workbench.core.errors import InfrastructureError, InvalidInput
-from workbench.run import runner, store
+from workbench.running import runner, store
 from workbench.view.cli import main
 
 CASE = wb.Case("cast", ("float32", "float16"), (64,))

@@ -28,7 +28,7 @@ from recorded_run import RECORDED_CASE as CASE
 
 import workbench as wb
 from workbench.core.errors import InvalidInput, WorkbenchError
-from workbench.run import store
+from workbench.running import store
 from workbench.view.cli import main
 
 

@@ -8,7 +8,7 @@ import pytest
 
 import workbench as wb
 from workbench.core import timesource
-from workbench.run.backends.replay import recorded_sources
+from workbench.running.backends.replay import recorded_sources
 
 
 def test_the_vocabulary_is_defined_once_with_what_each_source_means() -> None:

@@ -14,7 +14,7 @@ from .judge.compare import Report, assert_close, compare
 from .planning.case import Case
 from .planning.pipeline import golden, make_inputs, plan, verify
 from .planning.registry import OPS
-from .run.runner import Result, copy_kernel, run
+from .running.runner import Result, copy_kernel, run
 from .sweeps import grid, sweep
 from .view import shown as _shown  # noqa: F401 (registers how records print and display)
 

@@ -229,8 +229,8 @@ IDIOM_NAMES = tuple(i.name for i in IDIOMS)
 # ------------------------------------------------------------------------------------------------ the manifest
 @dataclass(frozen=True)
 class Launch:
-    """How a case reaches a kernel entry (workbench.run.emu.load): a str in `args` names an input or an output array,
-    anything else (a number, a ctypes struct) is passed as it is."""
+    """How a case reaches a kernel entry (workbench.running.emu.load): a str in `args` names an input or an output
+    array, anything else (a number, a ctypes struct) is passed as it is."""
 
     block_dim: int
     args: tuple[object, ...]
@@ -258,7 +258,7 @@ class Case:
 
 @dataclass(frozen=True)
 class Kernel:
-    """An operator in kernels/: `entry` for workbench.run.emu.load, or None for a whole program run by its main()
+    """An operator in kernels/: `entry` for workbench.running.emu.load, or None for a whole program run by its main()
     (`twin`: a CANN CPU-twin main launching with ICPU_RUN_KF). Outputs must match bit for bit unless `rtol` says
     otherwise (and `tolerance` why)."""
 

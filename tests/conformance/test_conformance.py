@@ -19,12 +19,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tests.suite import KERNELS, Case
 
-from tests import suite
-from workbench.run.emu import POISON, Diagnostic, In, Kernel, Out, load, run_program
-from workbench.run.emu.build import Built
-from workbench.run.emu.program import build_program
+from workbench.running.emu import POISON, Diagnostic, In, Kernel, Out, load, run_program
+from workbench.running.emu.build import Built
+from workbench.running.emu.program import build_program
+
+from . import suite
+from .suite import KERNELS, Case
 
 SEED = 11
 OPT = "-O0"  # compiles in about 60 % of -O1's time; the cases are small enough for the slower code

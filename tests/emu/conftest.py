@@ -34,5 +34,5 @@ def fault_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def user_kernel() -> UserKernel:
     """`user_kernel(directory, source, entry, platform)`: a context manager that builds `source` as a user's own
-    kernel (workbench.run.emu.load, -O1) in a build cache of its own under `directory` and yields the Kernel."""
+    kernel (workbench.running.emu.load, -O1) in a build cache of its own under `directory` and yields the Kernel."""
     return _user_kernel

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from workbench.run.emu import Kernel
+    from workbench.running.emu import Kernel
 
 REPO = Path(__file__).resolve().parents[2]
 INCLUDE = REPO / "kernels" / "emu" / "include"
@@ -48,9 +48,9 @@ UserKernel = Callable[[Path, str, str, str], contextlib.AbstractContextManager["
 
 @contextlib.contextmanager
 def user_kernel(directory: Path, source: str, entry: str, platform: str) -> Iterator[Kernel]:
-    """`source` built as a user's own kernel (workbench.run.emu.load, -O1) in a build cache of its own under
+    """`source` built as a user's own kernel (workbench.running.emu.load, -O1) in a build cache of its own under
     `directory`; the previous WORKBENCH_CACHE is restored afterwards."""
-    from workbench.run.emu import load
+    from workbench.running.emu import load
 
     src = directory / f"{entry}.cpp"
     src.write_text(source)
@@ -131,10 +131,10 @@ def build(
 
 
 def prebuilt_kernel(source: Path, entry: str, platform: str, out_dir: Path, separate: bool) -> Kernel:
-    """`source` built by build() (-O1, header-only or `separate`) as a workbench.run.emu Kernel on SoC
+    """`source` built by build() (-O1, header-only or `separate`) as a workbench.running.emu Kernel on SoC
     `platform`, so the workbench's launcher and its reused workers run that binary."""
-    from workbench.run.emu import Kernel, load
-    from workbench.run.emu.build import Built
+    from workbench.running.emu import Kernel, load
+    from workbench.running.emu.build import Built
 
     kernel = load(source, entry, platform, opt="-O1")
     macro = {2002: "ascend310p", 2201: "ascend910b"}[kernel.platform.npu_arch]

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from workbench.core.errors import InvalidInput
-from workbench.run.emu import In, Out, load
+from workbench.running.emu import In, Out, load
 
 KERNEL = Path(__file__).parent / "scale_add.cpp"
 
@@ -66,7 +66,7 @@ def test_build_cache_is_keyed_by_content_and_fast_when_warm(cache: Path) -> None
 
 def test_concurrent_builds_of_one_variant_are_safe(cache: Path) -> None:
     code = (
-        "from workbench.run.emu import load; "
+        "from workbench.running.emu import load; "
         f"k = load({str(KERNEL)!r}, entry='scale_add', platform='Ascend910B3', opt='-O0', "
         "defines={'BUILD_RACE': 1}); print(k.built().path)"
     )

@@ -14,7 +14,7 @@ import pytest
 from emu_helpers import build, conf_tiling, run
 
 from workbench.core.errors import InvalidInput
-from workbench.run.emu import load
+from workbench.running.emu import load
 
 TRIVIAL = r"""
 #include "kernel_operator.h"

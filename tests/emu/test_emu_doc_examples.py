@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from workbench.run.emu import In, Kernel, load
+from workbench.running.emu import In, Kernel, load
 
 HERE = Path(__file__).resolve().parent / "doc_examples"
 KERNEL = HERE / "doc_kernel.cpp"

@@ -1,5 +1,5 @@
-"""Ctrl-C during a launch (workbench/run/emu/launch.py, worker.py, scratch.py): the CLI prints one line and exits 130,
-and no emulator child, reused worker or scratch directory outlives it.
+"""Ctrl-C during a launch (workbench/running/emu/launch.py, worker.py, scratch.py): the CLI prints one line and exits
+130, and no emulator child, reused worker or scratch directory outlives it.
 
 A real `python -m workbench run` in its own session (so its process group is the test's to signal) runs an
 EmbeddingDenseGrad launch that takes seconds on the emulator (the unaligned-D window path over 1M rows). Once an
@@ -25,8 +25,8 @@ import numpy as np
 import pytest
 from emu_helpers import UserKernel
 
-import workbench.run.emu.scratch as scratch
-from workbench.run.emu import Kernel, worker
+import workbench.running.emu.scratch as scratch
+from workbench.running.emu import Kernel, worker
 
 RUN = [sys.executable, "-m", "workbench", "run", "embedding_dense_grad", "--dtype", "float32"]
 SLOW = [*RUN, "--shape", "1000000,63", "--attr", "num_weights=1000"]  # ~6 s in the kernel

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from emu_helpers import EXIT_CLEAN, EXIT_FATAL, INCLUDE, build, conf_tiling, marker_line, prebuilt_kernel, run
 
-from workbench.run.emu import Kernel, worker
+from workbench.running.emu import Kernel, worker
 
 EXITER = r"""
 #include <cstdlib>

@@ -13,7 +13,7 @@ import pytest
 from emu_helpers import UserKernel
 
 from workbench.core.errors import InvalidInput
-from workbench.run.emu import In, Kernel, Out, Workspace, load
+from workbench.running.emu import In, Kernel, Out, Workspace, load
 
 EDGE = r"""
 #include <cstdlib>

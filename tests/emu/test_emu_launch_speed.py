@@ -1,4 +1,4 @@
-"""The zero-copy launch path (workbench/run/emu/launch.py + the driver's "gm_file" buffers): same GM semantics as
+"""The zero-copy launch path (workbench/running/emu/launch.py + the driver's "gm_file" buffers): same GM semantics as
 copying through in_file/out_file, with reused scratch files. Correctness only; no timing assertions."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from emu_helpers import UserKernel
 
-import workbench.run.emu.scratch as L
-from workbench.run.emu import POISON, In, Kernel, Out
-from workbench.run.emu.launch import Arg, run_launch
+import workbench.running.emu.scratch as L
+from workbench.running.emu import POISON, In, Kernel, Out
+from workbench.running.emu.launch import Arg, run_launch
 
 PROBE = r"""
 #include "kernel_operator.h"

@@ -1,4 +1,4 @@
-"""Whole single-source programs (.asc) on the emulator: workbench.run.emu.run_program and `workbench emu-run`.
+"""Whole single-source programs (.asc) on the emulator: workbench.running.emu.run_program and `workbench emu-run`.
 
 The programs in programs/ are ours, written in the styles of CANN's examples: `__global__ __vector__` kernels
 with AscendC::InitSocState(), a tiling struct copied to device memory, a kernel template with two template
@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 
 from workbench.core.errors import InvalidInput
-from workbench.run.emu import run_program
-from workbench.run.emu.build import Built
-from workbench.run.emu.program import UnsupportedAclCall, build_program, shim_calls
-from workbench.run.emu.rewrite import instantiated, rewrite_launches
+from workbench.running.emu import run_program
+from workbench.running.emu.build import Built
+from workbench.running.emu.program import UnsupportedAclCall, build_program, shim_calls
+from workbench.running.emu.rewrite import instantiated, rewrite_launches
 from workbench.view.cli import main
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"

@@ -23,11 +23,11 @@ from emu_helpers import DRIVER, INCLUDE, KERNEL_CONF, KERNEL_FAULT, build, conf_
 
 import workbench as wb
 from workbench.core.platform import get_platform
-from workbench.run.emu import In, Out, Workspace
-from workbench.run.emu.build import PLATFORM_MACRO
-from workbench.run.emu.launch import run_launch
-from workbench.run.emu.signature import bind, signature
-from workbench.run.launch import PreparedLaunch, prepare
+from workbench.running.emu import In, Out, Workspace
+from workbench.running.emu.build import PLATFORM_MACRO
+from workbench.running.emu.launch import run_launch
+from workbench.running.emu.signature import bind, signature
+from workbench.running.launch import PreparedLaunch, prepare
 
 MODES = ("header-only", "separate")
 
@@ -66,7 +66,7 @@ SHIPPED = [
 
 def _build_shipped(launch: PreparedLaunch, out_dir: Path, separate: bool) -> Path:
     """The launch's kernel with the defines and include directories the workbench's emu backend compiles it with
-    (workbench/run/emu/build.py), at -O1 as the other emulator tests, header-only or separate."""
+    (workbench/running/emu/build.py), at -O1 as the other emulator tests, header-only or separate."""
     macro = PLATFORM_MACRO[{2002: "P310", 2201: "P910B"}[get_platform(launch.platform).npu_arch]]
     defs = [f"-D{k}={v}" if v is not True else f"-D{k}" for k, v in launch.defines.items() if v is not False]
     incs = [f"-I{d}" for d in (*launch.include_dirs, launch.source.parent)]
@@ -81,7 +81,8 @@ def _build_shipped(launch: PreparedLaunch, out_dir: Path, separate: bool) -> Pat
 
 
 def _launch_shipped(binary: Path, launch: PreparedLaunch) -> dict[str, Any]:
-    """The launch as workbench/run/backends/emu.py runs it (mode ordered, a reused worker), on fresh output arrays."""
+    """The launch as workbench/running/backends/emu.py runs it (mode ordered, a reused worker), on fresh output
+    arrays."""
     outputs = [np.empty_like(a.array) for a in launch.args if a.role == "output"]
     it = iter(outputs)
     args = [In(a.array) if a.role == "input" else Out(next(it), fill=a.fill) for a in launch.args]

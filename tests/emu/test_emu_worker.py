@@ -1,4 +1,4 @@
-"""Reused emulator processes (workbench/run/emu/worker.py, ascemu serve.h): every launch starts as a fresh process
+"""Reused emulator processes (workbench/running/emu/worker.py, ascemu serve.h): every launch starts as a fresh process
 would, faults end the worker exactly as they end a one-shot child, and reuse can be turned off."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from emu_helpers import UserKernel, prebuilt_kernel
 
-from workbench.run.emu import Kernel, worker
+from workbench.running.emu import Kernel, worker
 
 STATICS = r"""
 #include <unistd.h>

@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from workbench.run.emu import In, Kernel, KernelRun, load
-from workbench.run.emu.build import BuildError
+from workbench.running.emu import In, Kernel, KernelRun, load
+from workbench.running.emu.build import BuildError
 
 APIS = Path(__file__).resolve().parent / "apis"
 INCLUDE = APIS.parents[2] / "kernels" / "emu" / "include"

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from workbench.run.emu.build import Variant, build
+from workbench.running.emu.build import Variant, build
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKS = Path(__file__).resolve().parent / "checks"

@@ -29,8 +29,8 @@ import numpy as np
 import pytest
 
 from workbench.core.errors import InvalidInput
-from workbench.run.emu import In, Kernel, KernelRun, Out, load
-from workbench.run.emu.signature import Param, signature
+from workbench.running.emu import In, Kernel, KernelRun, Out, load
+from workbench.running.emu.signature import Param, signature
 
 SURFACE = Path(__file__).resolve().parent / "surface"
 INCLUDE = SURFACE.parents[2] / "kernels" / "emu" / "include"

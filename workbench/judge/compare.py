@@ -26,6 +26,11 @@ from ._standards import JUDGES, STANDARDS, UBITS, Equal, bits_of, float_pairs, i
 __all__ = ["STANDARDS", "Element", "Report", "assert_close", "compare", "element_errors", "elements"]
 
 
+def verdict(passed: bool, faulted: bool) -> str:
+    """A run's verdict: a fault outranks precision, which is judged only on a run that did not fault."""
+    return "PASS" if passed and not faulted else ("KERNEL FAULT" if faulted else "PRECISION FAIL")
+
+
 @dataclass(frozen=True)
 class Element:
     index: tuple[int, ...]

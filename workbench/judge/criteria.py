@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.timesource import DEVICE, PREDICTED, THEORETICAL, TimeSource, check
 
 if TYPE_CHECKING:
-    from ..run.runner import Result
+    from ..running.runner import Result
 
 OUTCOMES = ("pass", "fail", "explain")
 PREDICTIONS = tuple(f"would {o}" for o in OUTCOMES)

@@ -18,7 +18,7 @@ from ..core.errors import InvalidInput
 from ..judge.compare import check_standard
 from ..planning import memory
 from ..planning.case import Case
-from ..run.backends import get as get_backend
+from ..running.backends import get as get_backend
 from .executors import Executor, batches, get_executor
 from .points import Dropped, Grid, Point, grid
 from .results import ResultsFile, Row
@@ -82,7 +82,7 @@ def sweep(
     points = points_of(cases)
     get_backend(backend)
     check_standard(standard)
-    from ..run.runner import _kernel_path
+    from ..running.runner import _kernel_path
 
     source = _kernel_path(kernel)
     runner = get_executor(executor, workers)

@@ -101,7 +101,7 @@ def _tree_digest(folder: str, suffix: str = "", skip: tuple[str, ...] = ()) -> s
 def run_task(task: Task) -> dict[str, Any]:
     """Run one task and return its row. Whatever the case does (fails, faults, is refused, breaks the build) is a
     row with a status; only an interrupt of the worker itself propagates."""
-    from ..run.runner import run
+    from ..running.runner import run
 
     point = Point.from_json(task.point)
     base = identity(task, point)

@@ -147,7 +147,7 @@ def _tiling(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..run.runner import run
+    from ..running.runner import run
 
     case = case_from_args(args)
     if args.html is not None:  # refuse before the run, not after it
@@ -158,7 +158,7 @@ def _run(args: argparse.Namespace) -> int:
     if out is not None and not Path(out).parent.is_dir():
         raise WorkbenchError("--out", out, "a file path in an existing folder")
     if out is not None:  # a taken name, a folder, /proc, a read-only mount: before the run
-        from ..run.store import destination
+        from ..running.store import destination
 
         destination(out, force=args.force)
     result = run(
@@ -169,7 +169,7 @@ def _run(args: argparse.Namespace) -> int:
 
         write_html(result, args.html)
     if getattr(args, "out", None) is not None:
-        from ..run.store import record
+        from ..running.store import record
 
         print(f"workbench: recorded {record(result, args.out, force=args.force)}", file=sys.stderr)
     code = EXIT_FAULT if result.faulted else EXIT_OK if result.passed else EXIT_PRECISION
@@ -204,7 +204,7 @@ def check_kernel_file(args: argparse.Namespace) -> None:
 def _copy_kernel(args: argparse.Namespace) -> int:
     """The kernel source the case runs, copied to OUT (a new file, or into an existing folder) to edit."""
     from ..core import resources
-    from ..run.runner import copy_kernel
+    from ..running.runner import copy_kernel
 
     case = case_from_args(args)
     if case.spec.kernel is None:
@@ -237,7 +237,7 @@ def _examples(args: argparse.Namespace) -> int:
 
 def _build(args: argparse.Namespace) -> int:
     """emu: the cached g++ binary of the kernel; npu: the CANN library (CannNotFound, exit 2, without CANN)."""
-    from ..run.npu.build import build, example_case
+    from ..running.npu.build import build, example_case
 
     case = example_case(args.op, args.dtype, args.soc)
     if case.spec.kernel is None:
@@ -253,7 +253,7 @@ def _build(args: argparse.Namespace) -> int:
         if getattr(args, flag):
             raise WorkbenchError(f"--{flag}", getattr(args, flag), "only with --target npu (emu builds are cached)")
     from ..core import resources
-    from ..run.emu import load
+    from ..running.emu import load
 
     built = load(resources.path(info.source), info.entry, case.platform, info.defines).built()
     state = "cached" if built.cached else f"built in {built.seconds:.1f} s"
@@ -264,7 +264,7 @@ def _build(args: argparse.Namespace) -> int:
 
 def _emu_run(args: argparse.Namespace) -> int:
     """The program's stdout and stderr pass through; a summary of its launches follows on stderr."""
-    from ..run.emu import run_program
+    from ..running.emu import run_program
 
     run = run_program(
         args.program,
@@ -306,7 +306,7 @@ def _lab(args: argparse.Namespace) -> int:
 def _refused(args: argparse.Namespace, exc: WorkbenchError) -> None:
     """One line on stderr (a kernel that does not compile: its first errors at its own lines, with the source);
     with --json also the error as a JSON object on stdout, so a script always gets one."""
-    from ..run.emu.build import BuildError
+    from ..running.emu.build import BuildError
 
     if getattr(args, "json", False):
         print(json.dumps(exc.to_json()))

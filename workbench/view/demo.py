@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from ..planning.pipeline import golden, make_inputs, plan, verify
 from ..planning.worked import Example, examples
-from ..run.runner import run
+from ..running.runner import run
 from .render import plan_text
 
 

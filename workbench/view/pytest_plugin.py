@@ -3,7 +3,7 @@ workbench's own report (docs/pytest-plugin.md).
 
 Installed with the package (entry point `pytest11: workbench`), it gives every test:
 
-- `workbench_kernel(source, entry, platform)`: an emulator kernel (`workbench.run.emu.load`) launched msKL-style,
+- `workbench_kernel(source, entry, platform)`: an emulator kernel (`workbench.running.emu.load`) launched msKL-style,
   `kernel[block_dim](x, y, Expect(x + y), ...)`; every `Expect` output is compared with the workbench's standards.
   A precision failure fails the test with the precision reports; a kernel fault (a non-zero exit, an error or fatal
   diagnostic, an output the kernel never wrote) fails it as a fault, with the diagnostics at the kernel's lines;
@@ -34,13 +34,13 @@ if TYPE_CHECKING:
 
     from ..judge.compare import Report
     from ..planning.case import Case
-    from ..run.emu import Kernel, KernelRun
-    from ..run.emu.launch import Arg
-    from ..run.runner import Result
+    from ..running.emu import Kernel, KernelRun
+    from ..running.emu.launch import Arg
+    from ..running.runner import Result
 
 __all__ = ["CheckedKernel", "Expect", "KernelCheck", "check_sweep"]
 
-POISON = -1  # workbench.run.launch.POISON, spelled here so that Expect's default needs no import of the workbench
+POISON = -1  # workbench.running.launch.POISON, spelled here so that Expect's default needs no import of the workbench
 MARKER_KEYS = ("kernel", "backend", "standard", "seed", "distribution")
 SWEEP_COLUMNS = ("status", "label", "verdict", "error")
 SHOWN_ROWS = 30  # a sweep's failing points listed in a failure; the rest are counted
@@ -122,7 +122,9 @@ class KernelCheck:
 
     @property
     def verdict(self) -> str:
-        return "PASS" if self.passed else ("KERNEL FAULT" if self.faulted else "PRECISION FAIL")
+        from ..judge.compare import verdict
+
+        return verdict(self.passed, self.faulted)
 
     def text(self) -> str:
         """What a failing test prints: the launch and its verdict, the diagnostics (the faults' source lines under
@@ -143,8 +145,8 @@ class CheckedKernel:
         bound = self.kernel[block_dim]  # checks block_dim
 
         def launch(*args: Any, **kwargs: Any) -> KernelCheck:
-            """The arguments of `workbench.run.emu` (arrays, In/Out, numbers, workspace=, tiling=, launch options), an
-            Expect for each output to check. Fails the test unless the launch passes; returns the check."""
+            """The arguments of `workbench.running.emu` (arrays, In/Out, numbers, workspace=, tiling=, launch
+            options), an Expect for each output to check. Fails the test unless the launch passes; returns the check."""
             __tracebackhide__ = True
             check = _launch(self, block_dim, bound, args, kwargs)
             if not check.passed:
@@ -161,7 +163,7 @@ def _launch(
 ) -> KernelCheck:
     __tracebackhide__ = True
     from ..judge.compare import check_standard, compare
-    from ..run.emu.build import BuildError
+    from ..running.emu.build import BuildError
 
     expects: dict[int, tuple[str, Expect, np.ndarray, np.ndarray]] = {}
     launch_args: list[Any] = []
@@ -210,7 +212,7 @@ def _output(e: Expect, index: int) -> tuple[str, np.ndarray, np.ndarray, Arg]:
 
     from ..core.dtypes import NUMPY, canonical
     from ..core.errors import InvalidInput
-    from ..run.emu import Out
+    from ..running.emu import Out
 
     name = e.name or f"argument {index}"
     if not isinstance(e.name, str):
@@ -334,7 +336,7 @@ def workbench_kernel(request: pytest.FixtureRequest) -> Callable[..., CheckedKer
     ) -> CheckedKernel:
         __tracebackhide__ = True
         from ..judge.compare import check_standard
-        from ..run.emu import load as emu_load
+        from ..running.emu import load as emu_load
 
         standard = standard if standard is not None else defaults.get("standard")
         check_standard(standard)
@@ -366,7 +368,7 @@ def workbench_case(request: pytest.FixtureRequest) -> Callable[..., Result]:
         __tracebackhide__ = True
         from ..core.errors import InvalidInput
         from ..planning.case import Case
-        from ..run.runner import run
+        from ..running.runner import run
 
         if not isinstance(case, Case):
             raise InvalidInput("case", type(case).__name__, "a workbench Case (wb.Case(op, dtypes, shape, ...))")

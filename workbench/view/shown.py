@@ -12,7 +12,7 @@ from ..core.platform import Platform
 from ..core.tiling import TilingPlan
 from ..judge.compare import Report
 from ..planning.case import Case
-from ..run.runner import Result
+from ..running.runner import Result
 
 
 def _text(name: str) -> Callable[[Any], str]:

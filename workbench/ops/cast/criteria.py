@@ -9,7 +9,7 @@ from ...core.timesource import PROXY
 from ...judge.criteria import Criterion, Time, judge, kernel_time, min_traffic, versus_tbe
 
 if TYPE_CHECKING:
-    from ...run.runner import Result
+    from ...running.runner import Result
 
 ETA = 0.5  # the utilisation docs/ops/cast.md §7 and docs/ops/embedding_dense_grad.md §6 use
 P1 = "P1: T ≤ T_TBE / 0.95 when every core is used; T_TBE < 10 µs: a gap ≤ 3 µs passes (P3), more explains"

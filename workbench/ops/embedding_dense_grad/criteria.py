@@ -9,7 +9,7 @@ from ...core.timesource import THEORETICAL
 from ...judge.criteria import Criterion, Time, judge
 
 if TYPE_CHECKING:
-    from ...run.runner import Result
+    from ...running.runner import Result
 
 BANDWIDTH, ETA = 204e9, 0.5  # docs/ops/embedding_dense_grad.md §6: 204 GB/s (GB = 1e9), 50 %
 T_THEORY = f"T_theory = (grad + indices bytes)·2 / ({BANDWIDTH / 1e9:g} GB/s·{ETA:g})"

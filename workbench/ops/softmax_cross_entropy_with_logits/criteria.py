@@ -10,7 +10,7 @@ from ...core.timesource import PROXY
 from ...judge.criteria import Criterion, Time, min_traffic, versus_tbe
 
 if TYPE_CHECKING:
-    from ...run.runner import Result
+    from ...running.runner import Result
 
 RULE = "T ≤ T_TBE / 0.95; T_TBE < 10 µs: a gap ≤ 3 µs passes, more explains"
 

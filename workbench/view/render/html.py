@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from ...judge.compare import Report
     from ...judge.criteria import Criterion
     from ...planning.case import Case
-    from ...run.emu.build import BuildError
-    from ...run.runner import Result
+    from ...running.emu.build import BuildError
+    from ...running.runner import Result
 
 STYLE = """<style>
 .wb-card{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;
@@ -170,7 +170,7 @@ def report_html(r: Report, worst_open: bool = True) -> str:
 
 def diagnostic_html(d: object) -> str:
     """One emulator diagnostic and the kernel source around its line (never an excerpt of the emulator's headers)."""
-    from ...run.launch import is_emulator_header
+    from ...running.launch import is_emulator_header
 
     file = str(getattr(d, "file", ""))
     excerpt = "" if is_emulator_header(file) else source_excerpt(file, int(getattr(d, "line", 0) or 0))

@@ -20,7 +20,7 @@ from .text import plan_text
 if TYPE_CHECKING:
     import altair as alt
 
-    from ...run.runner import Result
+    from ...running.runner import Result
 
 
 def svg(chart: alt.Chart | alt.LayerChart) -> str:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ...core.platform import Platform
     from ...core.tiling import TilingPlan
     from ...judge.compare import Report
-    from ...run.runner import Result
+    from ...running.runner import Result
 
 _MIN_CELL = 8
 _MIN_WRAPPED = 24  # a wrapped last column is at least this wide (or as wide as its widest cell)

@@ -32,10 +32,10 @@ from ...planning.case import Case
 from ...planning.pipeline import plan
 from ...planning.registry import OPS
 from ...planning.worked import examples
-from ...run import backends
-from ...run.emu.build import BuildError
-from ...run.profiling import attach
-from ...run.runner import Result, run
+from ...running import backends
+from ...running.emu.build import BuildError
+from ...running.profiling import attach
+from ...running.runner import Result, run
 from ..render import frames
 from ..render.html import build_error_html
 from ..render.report import save_chart

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from ...core.tiling import TilingPlan
     from ...planning.case import Case
-    from ...run.runner import Result
+    from ...running.runner import Result
 
 CHART_WIDTH = 440
 

@@ -17,7 +17,7 @@ from .panels import CHART_WIDTH, _placeholder, chart_widget
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ...run.runner import Result
+    from ...running.runner import Result
 
 
 TABLE_ROWS = 500  # the mismatch table holds the worst this many of its scope (the CSV export holds them too)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ....core.tiling import CoreRange, Owners
-    from ....run.runner import Result
+    from ....running.runner import Result
 
 
 def errors_of(result: Result, output: str) -> Errors:

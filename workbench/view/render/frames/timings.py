@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ....judge.perfmodel import Prediction
-    from ....run.runner import Result
+    from ....running.runner import Result
 
 
 # timings keys -> the step they time, in the order the table lists them

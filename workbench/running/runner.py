@@ -1,4 +1,4 @@
-"""workbench.run: Case -> plan -> inputs -> golden -> backend run -> comparison reports, as one Result."""
+"""wb.run: Case -> plan -> inputs -> golden -> backend run -> comparison reports, as one Result."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from ..core.errors import InvalidInput
 from ..core.tiling import TilingPlan
 from ..core.timesource import HOST_WALL, TimeSource, checked, timed_json
 from ..judge.baseline import Baseline, baseline_json, compare_builtin
-from ..judge.compare import Report, check_standard
+from ..judge.compare import Report, check_standard, verdict
 from ..planning import memory
 from ..planning.case import Case
 from ..planning.pipeline import check_data, check_distribution, check_inputs, check_seed, make_inputs, plan, verify
@@ -70,7 +70,7 @@ class Result:
 
     @property
     def verdict(self) -> str:
-        return "PASS" if self.passed else ("KERNEL FAULT" if self.faulted else "PRECISION FAIL")
+        return verdict(self.passed, self.faulted)
 
     def __repr__(self) -> str:
         return shown.render(self, "repr")

@@ -1,4 +1,4 @@
-"""Backends run a prepared launch (workbench/run/launch.py). Each is a module exposing `execute(launch)`; it is
+"""Backends run a prepared launch (workbench/running/launch.py). Each is a module exposing `execute(launch)`; it is
 imported on first use, so `import workbench` never loads a backend (or acl)."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ if TYPE_CHECKING:
     from ..launch import PreparedLaunch
 
 _MODULES = {
-    "emu": "workbench.run.backends.emu",
-    "npu": "workbench.run.backends.npu",
-    "replay": "workbench.run.backends.replay",
+    "emu": "workbench.running.backends.emu",
+    "npu": "workbench.running.backends.npu",
+    "replay": "workbench.running.backends.replay",
 }
 
 

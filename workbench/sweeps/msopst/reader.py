@@ -1,16 +1,4 @@
-"""msOpST interop: a msOpST test case definition file (`<Op>_case.json`) in, sweep Points out, and back.
-
-msOpST is the system-test tool of CANN's operator toolkit (`msopst create` / `msopst run`); its case file is a JSON list
-of cases, each naming an op type, its inputs (formats, types, shapes, data distributions and value ranges), outputs
-and attributes. docs/msopst.md has the field mapping, what is not supported and why, and the citation of msOpST's
-published format description.
-
-- `read_msopst(path)` expands every case the way msOpST does (per tensor, every combination of its formats, shapes,
-  types, distributions and value ranges; sub-case i of every tensor forms case i) and returns the Points, what of
-  the file the workbench cannot honour (named, never silently dropped) and the sub-cases it skipped, with reasons.
-- `write_msopst(points_or_rows, path)` writes one msOpST case per Point (or sweep row) and names what msOpST
-  cannot represent. `read_msopst(write_msopst(points).cases).points == points` for the representable points.
-"""
+"""A msOpST case file into sweep Points: every case expanded as msOpST expands it, what cannot be honoured named."""
 
 from __future__ import annotations
 
@@ -18,167 +6,44 @@ import contextlib
 import itertools
 import json
 import math
-import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from ..core._files import atomic_write, check_output_file, os_error
-from ..core.dtypes import FLOATS, GE_ENUM, NUMPY, canonical
-from ..core.errors import InvalidInput, WorkbenchError
-from ..core.opspec import OpSpec, TensorDesc
-from ..core.platform import resolve
-from ..ops.cast.inputs import _float_range as _cast_float_range
-from ..planning.case import Case
-from ..planning.pipeline import check_seed
-from ..planning.registry import OPS, get_op
-from .points import Point
-
-DOC = "docs/msopst.md"
-NOT_SUPPORTED = "docs/msopst.md#what-is-not-supported"
-
-# msOpST op types (the CANN prototype names) and their tensors' prototype names, in prototype order.
-OP_TYPES: dict[str, str] = {
-    "cast": "Cast",
-    "embedding_dense_grad": "EmbeddingDenseGrad",
-    "softmax_cross_entropy_with_logits": "SoftmaxCrossEntropyWithLogits",
-}
-PROTO: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "cast": (("x",), ("y",)),
-    "embedding_dense_grad": (("grad", "indices"), ("y",)),
-    "softmax_cross_entropy_with_logits": (("features", "labels"), ("loss", "backprop")),
-}
-# Where each op's Case.dtypes come from: (input|output, position). Case.shape is always input 0's shape.
-_DTYPES_FROM: dict[str, tuple[tuple[str, int], ...]] = {
-    "cast": (("input", 0), ("output", 0)),
-    "embedding_dense_grad": (("input", 0), ("input", 1)),
-    "softmax_cross_entropy_with_logits": (("input", 0),),
-}
-# Attributes the op prototype has but Case does not keep: validated against the case (spec.check), then dropped,
-# because Case.dtypes already implies them (Cast's dst_type is the GE enum of the destination dtype).
-_CHECK_ONLY: dict[str, tuple[str, ...]] = {"cast": ("dst_type",)}
-# What an export writes for a distribution msOpST cannot draw (named in the export's report).
-_FALLBACK = {"cast": "uniform", "embedding_dense_grad": "normal", "softmax_cross_entropy_with_logits": "raw"}
-
-# The published field table (docs/msopst.md cites it).
-CASE_FIELDS = (
-    "case_name",
-    "op",
-    "error_threshold",
-    "st_mode",
-    "run_torch_api",
-    "expect",
-    "fuzz_impl",
-    "fuzz_case_num",
-    "input_desc",
-    "output_desc",
-    "attr",
-    "calc_expect_func_file",
+from ...core._files import os_error
+from ...core.dtypes import canonical
+from ...core.errors import InvalidInput, WorkbenchError
+from ...core.opspec import TensorDesc
+from ...core.platform import resolve
+from ...planning.case import Case
+from ...planning.pipeline import check_seed
+from ...planning.registry import OPS, get_op
+from ..points import Point
+from .format import (
+    ATTR_TYPES,
+    CASE_FIELDS,
+    CHECK_ONLY,
+    DATA_DISTRIBUTES,
+    DATA_TYPE_VALUES,
+    DOC,
+    DRAW_NOTES,
+    DTYPES_FROM,
+    EXPECTS,
+    INPUT_FIELDS,
+    NOT_SUPPORTED,
+    OP_TYPES,
+    OUTPUT_FIELDS,
+    PROTO,
+    SEED_SUFFIX,
+    ST_MODES,
+    TENSOR_TYPES,
+    Draw,
+    MsopstImport,
+    Skipped,
+    brief,
+    msopst_draws,
 )
-_TENSOR_FIELDS = ("name", "format", "ori_format", "type", "shape", "ori_shape", "typical_shape", "shape_range")
-INPUT_FIELDS = (*_TENSOR_FIELDS, "is_const", "data_distribute", "value_range", "value")
-OUTPUT_FIELDS = _TENSOR_FIELDS
-DATA_DISTRIBUTES = ("uniform", "normal", "beta", "laplace", "triangular", "relu", "sigmoid", "softmax", "tanh")
-TENSOR_TYPES = (
-    "bool",
-    "int8",
-    "uint8",
-    "int16",
-    "uint16",
-    "int32",
-    "int64",
-    "uint32",
-    "uint64",
-    "float16",
-    "float32",
-    "float",
-    "bfloat16",
-    "complex64",
-    "complex128",
-    "UNDEFINED",
-)
-ATTR_TYPES = (
-    "bool",
-    "int",
-    "float",
-    "string",
-    "list_bool",
-    "list_int",
-    "list_float",
-    "list_string",
-    "list_list_int",
-    "data_type",
-)
-DATA_TYPE_VALUES = (
-    "int8",
-    "int32",
-    "int16",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float",
-    "float16",
-    "float32",
-    "bool",
-    "double",
-    "complex64",
-    "complex128",
-    "bfloat16",
-)
-ST_MODES = ("ms_python_train", "pt_python_train")
-EXPECTS = ("success", "failed")
-_SEED_SUFFIX = re.compile(r"_seed(\d+)$")
-_ATTR_TYPE_NAME = {int: "int", bool: "bool", float: "float"}
-_EXPECT = {"pass": "success", "fail": "failed", "fault": "failed", "error": "failed"}
-
-Draw = tuple[str, tuple[float, float] | None]  # (data_distribute, value_range); None: any range (bool inputs)
-
-
-# -- results ------------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Skipped:
-    """A case (index -1) or one of its sub-cases that gives no Point, with the reason."""
-
-    case: str
-    index: int
-    reason: str
-
-    def __str__(self) -> str:
-        where = f"case {self.case}" + (f" sub-case {self.index}" if self.index >= 0 else "")
-        return f"{where}: {self.reason}"
-
-
-@dataclass(frozen=True)
-class MsopstImport:
-    """The Points of a msOpST file (in file and sub-case order), where each came from ("case_name[sub-case]"), what of
-    the file the workbench does not honour (one line each: case, field, value, why) and the skipped (sub-)cases."""
-
-    points: tuple[Point, ...]
-    origins: tuple[str, ...] = ()
-    unsupported: tuple[str, ...] = ()
-    skipped: tuple[Skipped, ...] = ()
-
-    def __len__(self) -> int:
-        return len(self.points)
-
-    def __iter__(self) -> Iterator[Point]:
-        return iter(self.points)
-
-
-@dataclass(frozen=True)
-class MsopstExport:
-    """The msOpST cases written (one per Point, in order) and what of the Points msOpST cannot represent."""
-
-    cases: tuple[Mapping[str, Any], ...]
-    unrepresentable: tuple[str, ...] = ()
-
-    def to_json(self) -> list[dict[str, Any]]:
-        return [json.loads(json.dumps(c)) for c in self.cases]
 
 
 # -- reading ------------------------------------------------------------------------------------------------------
@@ -224,7 +89,7 @@ def read_msopst(
             reason = f"op {parsed.op!r}: not an op of the workbench ({known}); map your own op types with op_names="
             skipped.append(Skipped(name, -1, reason))
             continue
-        case_seed = int(m.group(1)) if (m := _SEED_SUFFIX.search(name)) else seed
+        case_seed = int(m.group(1)) if (m := SEED_SUFFIX.search(name)) else seed
         for i, (ins, outs) in enumerate(_subcases(parsed)):
             try:
                 point, point_notes = _point(op, parsed, ins, outs, platform, case_seed)
@@ -233,7 +98,7 @@ def read_msopst(
                 continue
             for note in point_notes:
                 notes[f"case {name}: {note}"] = None
-            for note in _DRAW_NOTES.get((point.case.op, point.distribution), ()):
+            for note in DRAW_NOTES.get((point.case.op, point.distribution), ()):
                 notes[f"{OP_TYPES[point.case.op]} {point.distribution!r}: {note}"] = None  # once per file
             origin = f"{name}[{i}]"
             if point in first:
@@ -343,7 +208,7 @@ def _parse_case(raw: Mapping[str, Any], name: str) -> _Case:
         raise InvalidInput(f"{where}: output_desc", [], "at least one output description (msOpST)")
     for key in raw:
         if key not in CASE_FIELDS:
-            notes.append(f"{key} {_shown(raw[key])}: not a msOpST case field; ignored ({DOC}#fields)")
+            notes.append(f"{key} {brief(raw[key])}: not a msOpST case field; ignored ({DOC}#fields)")
     if "fuzz_impl" in raw or "fuzz_case_num" in raw or _fuzz_anywhere(raw):
         why = "fuzz-generated values (fuzz_impl, or a field set to 'fuzz') need msOpST's fuzz script; not expanded"
         return _Case(name, notes=tuple(notes), skip=why)
@@ -404,14 +269,14 @@ def _tensor(raw: Mapping[str, Any], at: str, where: str, is_input: bool, ms: boo
     allowed = INPUT_FIELDS if is_input else OUTPUT_FIELDS
     for key in raw:
         if key not in allowed:
-            notes.append(f"{at}.{key} {_shown(raw[key])}: not a msOpST {at.split('[')[0]} field; ignored")
+            notes.append(f"{at}.{key} {brief(raw[key])}: not a msOpST {at.split('[')[0]} field; ignored")
     name = raw.get("name")
     if name is not None and not isinstance(name, str):
         raise InvalidInput(f"{here}.name", name, "a string")
     if ms:
         formats: tuple[str, ...] = ("",)
         if "format" in raw:
-            notes.append(f"{at}.format {_shown(raw['format'])}: an ms_python_train case has no format; ignored")
+            notes.append(f"{at}.format {brief(raw['format'])}: an ms_python_train case has no format; ignored")
     else:
         formats = _strings(raw, "format", here, None)
     types = _strings(raw, "type", here, TENSOR_TYPES)
@@ -420,21 +285,19 @@ def _tensor(raw: Mapping[str, Any], at: str, where: str, is_input: bool, ms: boo
         typical = _shapes(raw, "typical_shape", here, dynamic=False)
         if len(typical) != len(shapes):
             raise InvalidInput(f"{here}.typical_shape", raw["typical_shape"], f"{len(shapes)} shapes, one per shape")
-        notes.append(
-            f"{at}.shape {_shown(raw['shape'])}: run as the static typical_shape {_shown(raw['typical_shape'])}"
-        )
+        notes.append(f"{at}.shape {brief(raw['shape'])}: run as the static typical_shape {brief(raw['typical_shape'])}")
         shapes = typical
     elif any(d == -1 for s in shapes for d in s):
         raise InvalidInput(f"{here}.typical_shape", None, "the static shapes to run (a shape has -1)")
     if "shape_range" in raw:
-        notes.append(f"{at}.shape_range {_shown(raw['shape_range'])}: a dynamic-shape range; ignored (static shapes)")
+        notes.append(f"{at}.shape_range {brief(raw['shape_range'])}: a dynamic-shape range; ignored (static shapes)")
     _ori_fields(raw, here, at, formats, ms, notes)
     if not is_input:
         return _Tensor(at, name, formats, types, shapes)
     value = "value" in raw
     if value:
         notes.append(
-            f"{at}.value {_shown(raw['value'])}: fixed input data is not loaded; the inputs are drawn ({NOT_SUPPORTED})"
+            f"{at}.value {brief(raw['value'])}: fixed input data is not loaded; the inputs are drawn ({NOT_SUPPORTED})"
         )
     if "is_const" in raw:
         if not isinstance(raw["is_const"], bool):
@@ -471,7 +334,7 @@ def _ori_fields(
         raise InvalidInput(f"{here}.ori_shape", raw["ori_shape"], f"{len(declared)} shapes, one per shape")
     if (not ms and ori_formats != formats) or ori_shapes != declared:
         notes.append(
-            f"{at}.ori_format {_shown(raw['ori_format'])} / ori_shape {_shown(raw['ori_shape'])}: the workbench "
+            f"{at}.ori_format {brief(raw['ori_format'])} / ori_shape {brief(raw['ori_shape'])}: the workbench "
             "runs the format and shape as given (no format conversion)"
         )
 
@@ -560,7 +423,7 @@ def _attrs(raw: Any, where: str, notes: list[str]) -> dict[str, tuple[str, Any]]
                 raise InvalidInput(f"{here}.{key}", None, "present (name, type and value are required)")
         for key in a:
             if key not in ("name", "type", "value"):
-                notes.append(f"attr[{i}].{key} {_shown(a[key])}: not a msOpST attr field; ignored")
+                notes.append(f"attr[{i}].{key} {brief(a[key])}: not a msOpST attr field; ignored")
         name, kind, value = a["name"], a["type"], a["value"]
         if not isinstance(name, str) or not name:
             raise InvalidInput(f"{here}.name", name, "a non-empty string")
@@ -632,17 +495,17 @@ def _point(
         ours = (spec.inputs if kind == "input" else spec.outputs)[k].name
         if t.name is not None and t.name not in (proto, ours):
             notes.append(f"{t.where}.name {t.name!r}: tensors are matched by position; this is {optype}'s {proto}")
-    attrs = {name: value for name, (_, value) in case.attrs.items() if name not in _CHECK_ONLY.get(op, ())}
+    attrs = {name: value for name, (_, value) in case.attrs.items() if name not in CHECK_ONLY.get(op, ())}
     the_case = Case(
         op,
-        tuple(dtypes[src] for src in _DTYPES_FROM[op]),
+        tuple(dtypes[src] for src in DTYPES_FROM[op]),
         ins[0]["shapes"],
         "" if case.ms else ins[0]["formats"],
         attrs,
         platform,
     )
     expected = spec.describe(the_case)
-    check_attrs = {name: case.attrs[name][1] for name in _CHECK_ONLY.get(op, ()) if name in case.attrs}
+    check_attrs = {name: case.attrs[name][1] for name in CHECK_ONLY.get(op, ()) if name in case.attrs}
     spec.check(expected, {**the_case.attrs, **check_attrs})
     for kind, k, d, t in tensors:
         want = expected[(spec.inputs if kind == "input" else spec.outputs)[k].name]
@@ -698,172 +561,3 @@ def _distribution(case: Case, draws: Sequence[Draw], tensors: Sequence[_Tensor],
 
 def _range_text(name: str, rng: tuple[float, float]) -> str:
     return f"with [mean, std] = {list(rng)}" if name == "normal" else f"over {list(rng)}"
-
-
-# -- the msOpST form of the ops' distributions ----------------------------------------------------------------------
-# msOpST draws an input with numpy from (data_distribute, value_range): uniform over [min, max); normal with
-# value_range read as [mean, standard deviation]; a bool input is uniform 0/1 whatever its range (docs/msopst.md).
-_DRAW_NOTES: dict[tuple[str, str], tuple[str, ...]] = {
-    ("embedding_dense_grad", "normal"): (
-        "input_desc[1] (indices): msOpST draws them in random order, the workbench's 'normal' sorts them "
-        "(any order is correct, docs/ops/embedding_dense_grad.md DECISION-EDG-1)",
-    ),
-}
-
-
-def msopst_draws(case: Case, distribution: str) -> tuple[Draw, ...] | None:
-    """How msOpST would draw the inputs of `case` for the op's `distribution`: one (data_distribute, value_range)
-    per input (value_range None: any, for a bool input), or None when msOpST has no such draw."""
-    dist = distribution or get_op(case.op).distributions[0]
-    if case.op == "cast":
-        src = case.dtypes[0]
-        if dist == "uniform":
-            return (("uniform", _cast_uniform_range(*case.dtypes)),)
-        if dist == "normal" and src != "bool":  # N(0, 1)·100 (docs/ops/cast.md §5.5); msOpST draws bool 0/1
-            return (("normal", (0, 100)),)
-    elif case.op == "embedding_dense_grad":
-        if dist == "normal":  # grad N(0, 1), indices uniform in [0, num_weights)
-            return (("normal", (0, 1)), ("uniform", (0, int(case.attrs["num_weights"]))))
-    elif case.op == "softmax_cross_entropy_with_logits" and dist == "raw":  # features N(0, 1), labels U(0, 1)
-        return (("normal", (0, 1)), ("uniform", (0, 1)))
-    return None
-
-
-def _cast_uniform_range(src: str, dst: str) -> tuple[float, float] | None:
-    """Cast's 'uniform': floats over [-R, R] with R per pair, integers over the source's whole range."""
-    if src == "bool":
-        return None
-    if src in FLOATS:
-        r = _cast_float_range(src, dst)
-        return (-r, r)
-    info = np.iinfo(NUMPY[src])
-    return (int(info.min), int(info.max))
-
-
-# -- writing ------------------------------------------------------------------------------------------------------
-def write_msopst(points_or_rows: Any, path: str | Path | None = None) -> MsopstExport:
-    """One msOpST case per Point (or sweep row: a dict or DataFrame row with the identity columns op, dtypes, shape,
-    format, attrs, platform, seed, distribution), written to `path` (atomically) when given.
-
-    What msOpST cannot represent is named in the returned `unrepresentable`: a distribution it cannot draw (the
-    case gets the op's nearest msOpST draws), a platform other than the op's default (msOpST takes the SoC at run
-    time) and a shape with a 0 dimension (msOpST refuses it: that point is left out). A point's seed goes into the
-    case name (`_seed<N>`), which `read_msopst` reads back. A sweep row's status becomes `expect`: pass -> success,
-    fail/fault/error -> failed (msOpST then counts a case consistent when the hardware agrees).
-    """
-    target = check_output_file(path, "msopst file") if path is not None else None
-    cases: list[dict[str, Any]] = []
-    gaps: dict[str, None] = {}
-    for n, (point, status) in enumerate(_items(points_or_rows), 1):
-        case_json = _case_json(point, n, status, gaps)
-        if case_json is not None:
-            cases.append(case_json)
-    if target is not None:
-        atomic_write(target, (json.dumps(cases, indent=4) + "\n").encode(), "msopst file")
-    return MsopstExport(tuple(cases), tuple(gaps))
-
-
-def _items(obj: Any) -> list[tuple[Point, str | None]]:
-    """(Point, row status or None) of Points, Cases, a Grid or MsopstImport, dict rows or a DataFrame."""
-    if hasattr(obj, "to_dict") and hasattr(obj, "columns"):  # a pandas DataFrame (not imported here)
-        obj = obj.to_dict("records")
-    elif isinstance(obj, (Point, Case, Mapping)):
-        obj = [obj]
-    elif hasattr(obj, "points") and not isinstance(obj, (str, bytes)):
-        obj = obj.points
-    if isinstance(obj, (str, bytes)) or not isinstance(obj, Iterable):
-        raise InvalidInput("points_or_rows", obj, "Points, Cases, a Grid, sweep rows (dicts) or a sweep DataFrame")
-    out: list[tuple[Point, str | None]] = []
-    for i, item in enumerate(obj):
-        if isinstance(item, Point):
-            out.append((item, None))
-        elif isinstance(item, Case):
-            out.append((Point(item), None))
-        elif isinstance(item, Mapping):
-            out.append(_row_point(item, i))
-        else:
-            raise InvalidInput(f"points_or_rows[{i}]", item, "a Point, a Case or a sweep row (dict)")
-    return out
-
-
-def _row_point(row: Mapping[str, Any], i: int) -> tuple[Point, str | None]:
-    """A sweep row's Point and its status."""
-    try:
-        point = Point.from_row(row)
-    except WorkbenchError as e:  # named by the row's index, as the file's other errors are
-        raise InvalidInput(f"row {i}: {e.field.removeprefix('row.')}", e.value, e.allowed) from None
-    status = row.get("status")
-    return point, status if isinstance(status, str) else None
-
-
-def _case_json(point: Point, n: int, status: str | None, gaps: dict[str, None]) -> dict[str, Any] | None:
-    case = point.case
-    spec = get_op(case.op)
-    optype = OP_TYPES[case.op]
-    descs = spec.describe(case)
-    label = point.label()
-    zero = [name for name, d in descs.items() if 0 in d.shape]
-    if zero:
-        gaps[f"{label}: {zero[0]} shape {list(descs[zero[0]].shape)}: msOpST needs dimensions > 0; left out"] = None
-        return None
-    default_platform = resolve(spec.platforms[0])
-    if case.platform != default_platform:
-        gaps[
-            f"{label}: platform {case.platform}: msOpST takes the SoC at run time (msopst run -soc {case.platform}), "
-            "not from the case file"
-        ] = None
-    draws = msopst_draws(case, point.distribution)
-    if draws is None:
-        fallback = _FALLBACK[case.op]
-        gaps[
-            f"{label}: distribution {point.distribution!r}: msOpST cannot draw it; written as {case.op}'s "
-            f"{fallback!r} ({NOT_SUPPORTED})"
-        ] = None
-        draws = msopst_draws(case, fallback)
-        assert draws is not None  # every op's fallback has a msOpST form
-    else:
-        for note in _DRAW_NOTES.get((case.op, point.distribution), ()):
-            gaps[f"{optype} {point.distribution!r}: {note}"] = None
-    proto_in, proto_out = PROTO[case.op]
-    inputs = []
-    for k, (t, (dist, rng)) in enumerate(zip(spec.inputs, draws, strict=True)):
-        d = descs[t.name]
-        inputs.append({**_desc(proto_in[k], d), "data_distribute": [dist], "value_range": [_range(rng)]})
-    out: dict[str, Any] = {
-        "case_name": f"Test_{optype}_{n:03d}_seed{point.seed}",
-        "op": optype,
-        "input_desc": inputs,
-        "output_desc": [_desc(proto_out[k], descs[t.name]) for k, t in enumerate(spec.outputs)],
-    }
-    attrs = _attr_json(case)
-    if attrs:
-        out["attr"] = attrs
-    if status in _EXPECT:
-        out["expect"] = _EXPECT[status]
-    return out
-
-
-def _desc(name: str, d: TensorDesc) -> dict[str, Any]:
-    return {"name": name, "format": [d.format], "type": [_msopst_type(d.dtype)], "shape": list(d.shape)}
-
-
-def _msopst_type(dtype: str) -> str:
-    # "float": the spelling of msOpST's examples and of its older releases (which lack "float32")
-    return "float" if dtype == "float32" else dtype
-
-
-def _range(rng: tuple[float, float] | None) -> list[float]:
-    return [0, 1] if rng is None else [rng[0], rng[1]]
-
-
-def _attr_json(case: Case) -> list[dict[str, Any]]:
-    spec: OpSpec = case.spec
-    attrs = [{"name": a.name, "type": _ATTR_TYPE_NAME[a.type], "value": case.attrs[a.name]} for a in spec.attrs]
-    if case.op == "cast":  # CANN's Cast requires dst_type: the GE enum of the destination dtype
-        attrs.append({"name": "dst_type", "type": "int", "value": GE_ENUM[case.dtypes[1]]})
-    return attrs
-
-
-def _shown(value: Any, limit: int = 80) -> str:
-    text = json.dumps(value) if not isinstance(value, str) else repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,4 +1,4 @@
-"""The shipped ops on the emulator: the same `workbench.run.emu.load` path a user's own kernel takes."""
+"""The shipped ops on the emulator: the same `workbench.running.emu.load` path a user's own kernel takes."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The `emu` backend: Ascend C kernels compiled with g++ against ascemu and run on emulated cores.
 
-    kernel = workbench.run.emu.load("my_kernel.cpp", entry="my_kernel", platform="Ascend310P3")
+    kernel = workbench.running.emu.load("my_kernel.cpp", entry="my_kernel", platform="Ascend310P3")
     run = kernel[8](x, y, workspace=1 << 20, tiling=my_tiling_struct)   # y is filled in place
     run.diagnostics, run.trace, run.stdout
 

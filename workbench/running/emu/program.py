@@ -1,6 +1,6 @@
 """Whole single-source programs (a `.asc` file: kernels and a host main() that calls ACL) on the emulator.
 
-    run = workbench.run.emu.run_program("add.asc", platform="Ascend910B3")
+    run = workbench.running.emu.run_program("add.asc", platform="Ascend910B3")
     run.exit_code, run.stdout, run.launches[0].diagnostics
 
 The program is built with g++ against ascemu: every `kernel<<<blockDim, l2ctrl, stream>>>(args...)` is
