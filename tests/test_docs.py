@@ -20,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 EMU_INCLUDE = ROOT / "kernels" / "emu" / "include"
-EMU_PY = ROOT / "workbench" / "run" / "emu"
+EMU_PY = ROOT / "workbench" / "running" / "emu"
 
 KIND = r"([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)"
 # How the C++ side names a kind: diag("KIND", ...) / diag_launch("KIND", ...) (also qualified, e.g. ascemu::diag),

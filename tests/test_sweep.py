@@ -128,6 +128,7 @@ def test_a_rerun_is_free_and_an_interrupted_sweep_resumes_where_it_stopped(tmp_p
     assert whole.attrs["ran"] == 2 and whole.attrs["reused"] == 2
     again = sweep(g, executor="serial", results=results)
     assert again.attrs["ran"] == 0 and again.attrs["reused"] == 4
+    assert sweep(again[again["dtypes"] == "int8:float16"], executor="serial", results=results).attrs["reused"] == 2
     assert again.drop(columns=list(HOST_COLUMNS)).equals(whole.drop(columns=list(HOST_COLUMNS)))
     assert sweep(g, executor="serial", results=results, resume=False).attrs["ran"] == 4
 

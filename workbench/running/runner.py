@@ -148,7 +148,7 @@ def _run(
     clock = time.perf_counter
     start = clock()
     be = backends.get(backend)
-    source = _kernel_path(kernel)
+    source = kernel_path(kernel)
     seed, dist = check_seed(seed), check_distribution(case, distribution)
     check_standard(standard)
     tiling = plan(case)
@@ -229,7 +229,8 @@ def _timed_golden(case: Case, data: Mapping[str, np.ndarray]) -> tuple[dict[str,
     return expected, time.perf_counter() - t0
 
 
-def _kernel_path(kernel: str | Path | None) -> Path | None:
+def kernel_path(kernel: str | Path | None) -> Path | None:
+    """An edited kernel's path, resolved, once checked to be a readable text source (None: the shipped kernel)."""
     if kernel is None:
         return None
     path = Path(kernel).expanduser().resolve() if isinstance(kernel, (str, Path)) else None

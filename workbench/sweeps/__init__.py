@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core import progress
-from ..core._files import cache_home
+from ..core._files import cache_home, os_error
 from ..core.errors import InvalidInput
 from ..judge.compare import check_standard
 from ..planning import memory
 from ..planning.case import Case
 from ..running.backends import get as get_backend
+from ..running.runner import kernel_path
 from .executors import Executor, batches, get_executor
 from .points import Dropped, Grid, Point, grid
 from .results import ResultsFile, Row
@@ -33,11 +34,14 @@ STATUSES = ("pass", "fail", "fault", "error")  # error: refused before it ran (i
 
 
 def points_of(cases: Any) -> list[Point]:
-    """A Grid, or Points, Cases and Point dicts (`Point.to_json()`, sweep rows) in any mix, as Points."""
+    """A Grid, a sweep's DataFrame (its rows' cases: e.g. the rows that failed, to run again), or Points, Cases,
+    case dicts (`Point.to_json()`) and sweep rows in any mix, as Points."""
     if isinstance(cases, (Grid, Point, Case)):
         cases = [cases] if not isinstance(cases, Grid) else cases.points
+    elif hasattr(cases, "columns") and hasattr(cases, "to_dict"):  # a DataFrame of sweep rows
+        cases = cases.to_dict("records")
     if isinstance(cases, (str, bytes)) or not isinstance(cases, Iterable):
-        raise InvalidInput("cases", cases, "a grid (wb.sweep.grid), or a list of Cases, Points or case dicts")
+        raise InvalidInput("cases", cases, "a grid (wb.grid), a sweep's DataFrame, or a list of Cases or Points")
     out = []
     for i, c in enumerate(cases):
         if isinstance(c, Point):
@@ -45,9 +49,9 @@ def points_of(cases: Any) -> list[Point]:
         elif isinstance(c, Case):
             out.append(Point(c))
         elif isinstance(c, dict):
-            out.append(Point.from_json(c))
+            out.append(Point.from_row(c) if "key" in c else Point.from_json(c))
         else:
-            raise InvalidInput(f"cases[{i}]", c, "a Case, a Point or a case dict (op, dtypes, shape, ...)")
+            raise InvalidInput(f"cases[{i}]", c, "a Case, a Point, a case dict (op, dtypes, shape, ...) or a sweep row")
     return out
 
 
@@ -82,9 +86,7 @@ def sweep(
     points = points_of(cases)
     get_backend(backend)
     check_standard(standard)
-    from ..running.runner import _kernel_path
-
-    source = _kernel_path(kernel)
+    source = kernel_path(kernel)
     runner = get_executor(executor, workers)
     try:
         # a given budget is the whole sweep's, shared by the tasks that run at once; by default each worker takes
@@ -123,7 +125,10 @@ def sweep(
 def _default_results(tasks: Sequence[Task]) -> Path:
     digest = hashlib.sha256("\n".join(sorted({t.key for t in tasks})).encode()).hexdigest()[:20]
     folder = cache_home() / "sweeps"
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise os_error("sweep results folder", folder, e, "set WORKBENCH_CACHE or give results=") from None
     return folder / f"{digest}.jsonl"
 
 

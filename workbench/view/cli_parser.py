@@ -7,6 +7,7 @@ import argparse
 import re
 import sys
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 from .. import __version__
@@ -49,6 +50,7 @@ def split_shape(argv: Sequence[str]) -> WorkbenchError | None:
     return None
 
 
+@cache  # parsing leaves a parser as it was (append actions copy their defaults): one per process is enough
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="workbench", description="Ascend C kernel workbench: tiling, UB budget, goldens.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
