@@ -1,5 +1,5 @@
 // A user's own kernel, the Ascend C "hello world": z = x + y, float32, double-buffered tiles of `tile`
-// elements, `perCore` elements per core. The README runs it with workbench.emu.load(); copy it to start
+// elements, `perCore` elements per core. The README runs it with workbench.running.emu.load(); copy it to start
 // your own. The same source builds with CANN for the NPU.
 #include "kernel_operator.h"
 using namespace AscendC;

@@ -1,5 +1,5 @@
 // A user's own kernel, as a developer would write it: y = x * alpha + 1, float32, double-buffered tiles.
-// Used by tests/test_emu_backend.py to exercise workbench.emu.load() (not one of the shipped ops).
+// Used by tests/test_emu_backend.py to exercise workbench.running.emu.load() (not one of the shipped ops).
 #include "kernel_operator.h"
 using namespace AscendC;
 

@@ -91,7 +91,7 @@ struct State {
 
 inline char g_default_context;  // its address is the default context's handle
 
-// The workbench's settings for a program run (workbench/emu/program.py sets them); read once.
+// The workbench's settings for a program run (workbench/running/emu/program.py sets them); read once.
 inline void configure_from_env() {
     config_from_env();
     Config& cfg = rt().cfg;

@@ -1,5 +1,5 @@
 // ascemu/program.h — running a single-source program (a `.asc` file: kernels plus a host main() that calls ACL)
-// on the emulator.  workbench/emu/rewrite.py rewrites every `kernel<<<blockDim, l2ctrl, stream>>>(args...)` into
+// on the emulator.  workbench/running/emu/rewrite.py rewrites every `kernel<<<blockDim, l2ctrl, stream>>>(args...)` into
 //     ::ascemu::program::launch({"kernel", __FILE__, line, __PRETTY_FUNCTION__}, blockDim, l2ctrl, stream,
 //                               [&](auto&&... a) { kernel(a...); }, args...)
 // and force-includes this header.  A launch runs at once (synchronously) on blockDim emulated cores, with the
