@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-CONSOLE_PAGES = ("programs.md", "records.md", "workbench.md")
+CONSOLE_PAGES = ("programs.md", "records.md", "sweeps.md", "workbench.md")
 PYTHON_PAGES = ("programs.md",)  # its example ends with `run`, a ProgramRun of the shipped add.asc
 
 
