@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from planted import round_to_odd_kernel
 from test_browser import (
     PAGE_S,
     RUN_S,
@@ -32,16 +33,10 @@ from test_browser import (
     screenshot_folder,
 )
 
-import workbench as wb
-
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 SCE = "softmax_cross_entropy_with_logits"
-ROUND_BUG = (
-    "toInt ? RoundMode::CAST_TRUNC : RoundMode::CAST_NONE",
-    "toInt ? RoundMode::CAST_TRUNC : RoundMode::CAST_ODD",
-)
 
 
 @pytest.fixture(scope="module")
@@ -138,9 +133,7 @@ def test_the_failure_map_narrows_the_table_and_the_run_plan_is_announced(
     page: tuple[Page, Console], screenshots: Path, tmp_path: Path
 ) -> None:
     tab, console = page
-    case = wb.Case("cast", ("float32", "float16"), (200_000,))
-    copy = wb.copy_kernel(case, tmp_path)
-    copy.write_text(copy.read_text().replace(*ROUND_BUG))
+    copy = round_to_odd_kernel(tmp_path)
     tab.locator(".wb-op select").select_option("cast")
     _wait_text(tab, ".wb-tiling", "totalElements")
     tab.locator(".wb-shape input").fill("200000")
@@ -218,8 +211,7 @@ def test_a_sweep_fills_in_live_and_a_clicked_cell_opens_its_case(
     refuses round-to-odd on a widening cast), float32 -> int8 passes (it truncates); clicking a failing cell sets the
     controls to that case and runs it."""
     tab, console = page
-    copy = wb.copy_kernel(wb.Case("cast", ("float32", "float16"), (1000,)), tmp_path)
-    copy.write_text(copy.read_text().replace(*ROUND_BUG))
+    copy = round_to_odd_kernel(tmp_path)
     tab.locator(".wb-op select").select_option("cast")
     _wait_text(tab, ".wb-tiling", "totalElements")
     tab.locator(".wb-standard select").select_option("exact")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from planted import round_to_odd_kernel
 
 import workbench as wb
 from workbench.core.errors import InvalidInput
@@ -17,25 +18,12 @@ from workbench.sweeps.tasks import make_task
 from workbench.view.cli import main
 
 CAST = "cast"
-ROUND_BUG = (
-    "toInt ? RoundMode::CAST_TRUNC : RoundMode::CAST_NONE",
-    "toInt ? RoundMode::CAST_TRUNC : RoundMode::CAST_ODD",
-)
 # columns that say where and how long, not what: they differ between two runs of the same case
 HOST_COLUMNS = ("worker", "build_s", "launch_s", "run_s", "kernel_s", "golden_s", "wall_s")
 
 
 def small_grid() -> wb.sweep.Grid:  # type: ignore[name-defined]
     return grid(CAST, dtypes=["float32:float16", "int8:float16"], shapes=[(100,), (3000,)])
-
-
-def buggy_kernel(tmp_path):  # a kernel rounding float->half to odd: fails `exact` where rounding matters
-    case = wb.Case(CAST, ("float32", "float16"), (8,))
-    path = wb.copy_kernel(case, tmp_path / "cast_odd.cpp")
-    text = path.read_text()
-    assert ROUND_BUG[0] in text
-    path.write_text(text.replace(*ROUND_BUG))
-    return path
 
 
 def test_grid_drops_what_the_op_refuses_with_its_reason_and_keeps_the_rest():
@@ -94,7 +82,7 @@ def test_one_row_per_point_in_order_and_a_failure_or_refusal_is_a_row(tmp_path):
         results=tmp_path / "r.jsonl",
         max_memory="64M",
         standard="exact",
-        kernel=buggy_kernel(tmp_path),
+        kernel=round_to_odd_kernel(tmp_path / "cast_odd.cpp"),
     )
     assert list(df["label"]) == [p.label() for p in points]
     by_label = dict(zip(df["label"], df["status"], strict=True))
@@ -153,15 +141,15 @@ def test_the_key_names_the_case_the_kernel_source_and_the_backend(tmp_path):
     assert key != make_task(Point(p.case, seed=1), "emu", None, None, None).key
     assert key != make_task(p, "replay", None, None, None).key
     assert key != make_task(p, "emu", "exact", None, None).key
-    edited = buggy_kernel(tmp_path)
-    assert key != make_task(p, "emu", None, edited, None).key
+    edited = round_to_odd_kernel(tmp_path / "cast_odd.cpp")
+    assert key != make_task(p, "emu", None, (edited.name, edited.read_text()), None).key
 
 
 def test_the_local_pool_gives_the_rows_one_process_gives(tmp_path):
     g = small_grid()
     serial = sweep(g, executor=Serial(), results=tmp_path / "a.jsonl")
     pooled = sweep(g, executor=LocalPool(2), results=tmp_path / "b.jsonl")
-    assert pooled.attrs["executor"] == "local" and pooled["worker"].nunique() >= 1
+    assert pooled.attrs["executor"] == "local"
     assert set(pooled["worker"]).isdisjoint(serial["worker"])  # the pool's workers are other processes
     assert pooled.drop(columns=list(HOST_COLUMNS)).equals(serial.drop(columns=list(HOST_COLUMNS)))
 
@@ -177,7 +165,7 @@ def test_batches_keep_a_variant_together_and_give_every_worker_work():
 
 
 def test_the_cli_writes_rows_and_exits_1_when_a_case_fails(tmp_path, capsys):
-    kernel = buggy_kernel(tmp_path)
+    kernel = round_to_odd_kernel(tmp_path / "cast_odd.cpp")
     out = tmp_path / "rows.csv"
     flags = [
         "sweep",

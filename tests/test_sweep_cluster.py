@@ -157,7 +157,7 @@ def test_an_edited_kernel_travels_as_source_and_fails_on_the_cluster(ray_executo
     copy = wb.copy_kernel(case, tmp_path)
     planted = copy.read_text().replace("t_.tailElems != 0", "t_.tailElems == 0")  # the tail window is skipped
     copy.write_text(planted)
-    ts = [tasks.make_task(points.Point(case, seed), "emu", None, copy, None) for seed in (0, 1)]
+    ts = [tasks.make_task(points.Point(case, seed), "emu", None, (copy.name, planted), None) for seed in (0, 1)]
     copy.unlink()  # only the Task's text is left: the worker must build what it was sent
     rows = _run(ray_executor, ts)
     assert [(r["status"], r["kernel"], r["failed"]) for r in rows] == [("fail", "cast_kernel.cpp", 11)] * 2

@@ -16,6 +16,8 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 
+from planted import round_to_odd_kernel
+
 import workbench as wb
 from workbench.planning.explore import neighbourhood, path_switch
 from workbench.view.render import charts, frames
@@ -23,10 +25,6 @@ from workbench.view.ui import Workbench
 from workbench.view.ui.mismatches import apply_filter
 
 SCE = "softmax_cross_entropy_with_logits"
-ROUND_BUG = (
-    "toInt ? RoundMode::CAST_TRUNC : RoundMode::CAST_NONE",
-    "toInt ? RoundMode::CAST_TRUNC : RoundMode::CAST_ODD",
-)
 
 
 def spec(widget: object) -> dict:
@@ -130,10 +128,7 @@ def round_bug(tmp_path_factory: pytest.TempPathFactory) -> Workbench:
     """Cast float32 -> float16 rounding to odd instead of to nearest (a round-mode bug): every core fails, in every
     tile."""
     case = wb.Case("cast", ("float32", "float16"), (200_000,))
-    copy = wb.copy_kernel(case, tmp_path_factory.mktemp("round"))
-    text = copy.read_text()
-    assert ROUND_BUG[0] in text
-    copy.write_text(text.replace(*ROUND_BUG))
+    copy = round_to_odd_kernel(tmp_path_factory.mktemp("round"))
     app = Workbench(case)
     app.controls["kernel"].value = str(copy)
     app.controls["standard"].value = "exact"  # round to odd is 1 ULP off round to nearest: inside the default

@@ -92,7 +92,8 @@ def sweep(
         # a given budget is the whole sweep's, shared by the tasks that run at once; by default each worker takes
         # its share of its own machine's memory (tasks.run_task), which is what a cluster's nodes have
         budget = None if max_memory is None else memory.parse_size(max_memory) // max(1, runner.workers)
-        tasks = [make_task(p, backend, standard, source, budget) for p in points]
+        edited = (source.name, source.read_text()) if source is not None else None  # one version for every task
+        tasks = [make_task(p, backend, standard, edited, budget) for p in points]
         store = ResultsFile(results or _default_results(tasks), resume)
         todo = list({t.key: t for t in tasks if t.key not in store.rows}.values())
         reused = len({t.key for t in tasks}) - len(todo)

@@ -49,31 +49,60 @@ class Point:
         """The Point a sweep row ran, from its identity columns as `tasks.identity` writes them (dtypes
         "float32:float16", shape "64x4705" or "scalar", attrs as JSON), also as a DataFrame reads them back
         (floats and NaN in columns with gaps)."""
-        missing = [k for k in ("op", "dtypes", "shape") if _absent(row.get(k))]
-        if missing:
-            raise InvalidInput(
-                f"row.{missing[0]}", dict(row), "a sweep row with op, dtypes and shape (and format, ...)"
-            )
-        shape = row["shape"]
-        if isinstance(shape, str):
-            dims = shape.strip()
-            shape = () if dims in ("", "scalar") else tuple(dims.split("x"))
-        attrs: Any = row.get("attrs")
-        if isinstance(attrs, str) and attrs.strip():
-            try:
-                attrs = json.loads(attrs)
-            except json.JSONDecodeError:
-                raise InvalidInput("row.attrs", attrs, 'a JSON object such as {"num_weights": 1000}') from None
-        elif _absent(attrs) or attrs == "":
-            attrs = {}
-        if not isinstance(attrs, Mapping):
-            raise InvalidInput("row.attrs", row.get("attrs"), 'a JSON object such as {"num_weights": 1000}')
+        absent = [k for k in ("op", "dtypes", "shape") if missing(row.get(k))]
+        if absent:
+            allowed = "a sweep row with op, dtypes and shape (and format, attrs, ...)"
+            raise InvalidInput(f"row.{absent[0]}", dict(row), allowed)
         seed: Any = row.get("seed")
-        text = {k: "" if _absent(row.get(k)) else str(row[k]) for k in ("format", "platform", "distribution")}
+        text = {k: "" if missing(row.get(k)) else str(row[k]) for k in ("format", "platform", "distribution")}
+        dtypes = tuple(str(row["dtypes"]).split(":"))
         case = Case(
-            str(row["op"]), tuple(str(row["dtypes"]).split(":")), shape, text["format"], attrs, text["platform"]
+            str(row["op"]),
+            dtypes,
+            row_dims(row["shape"]),
+            text["format"],
+            row_attrs(row.get("attrs")),
+            text["platform"],
         )
-        return cls(case, 0 if _absent(seed) else int(seed), text["distribution"])
+        return cls(case, 0 if missing(seed) else int(seed), text["distribution"])
+
+
+def missing(value: Any) -> bool:
+    """None, or a gap of a DataFrame column (NaN, pandas NA)."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)
+    except (TypeError, ValueError):
+        return False
+
+
+def row_dims(shape: Any) -> tuple[int, ...]:
+    """A row's shape ("64x4705", "scalar", or a list) as a tuple of ints."""
+    if isinstance(shape, (list, tuple)):
+        return tuple(int(d) for d in shape)
+    dims = str(shape).strip()
+    if dims in ("", "scalar"):
+        return ()
+    try:
+        return tuple(int(d) for d in dims.split("x"))
+    except ValueError:
+        raise InvalidInput("row.shape", shape, "dimensions joined by 'x' (64x4705) or 'scalar'") from None
+
+
+def row_attrs(attrs: Any) -> dict[str, Any]:
+    """A row's attrs (JSON text, or a dict) as a dict; none as {}."""
+    if isinstance(attrs, Mapping):
+        return dict(attrs)
+    if missing(attrs) or attrs == "":
+        return {}
+    try:
+        parsed = json.loads(str(attrs))
+    except json.JSONDecodeError:
+        parsed = None
+    if not isinstance(parsed, dict):
+        raise InvalidInput("row.attrs", attrs, 'a JSON object such as {"num_weights": 1000}')
+    return parsed
 
 
 @dataclass(frozen=True)
@@ -151,16 +180,6 @@ def grid(
                 except WorkbenchError as e:
                     dropped.append(Dropped({**values, "distribution": dist, "seed": seed}, str(e)))
     return Grid(tuple(points), tuple(dropped))
-
-
-def _absent(value: Any) -> bool:
-    """None, or a gap of a DataFrame column (NaN, pandas NA)."""
-    if value is None:
-        return True
-    try:
-        return bool(value != value)
-    except (TypeError, ValueError):
-        return False
 
 
 def _dtype_sets(matrix: Sequence[tuple[str, ...]], dtypes: Any) -> list[Any]:

@@ -45,10 +45,12 @@ class Task:
         return (p["op"], tuple(p["dtypes"]), p["platform"], self.kernel_source or "")
 
 
-def make_task(point: Point, backend: str, standard: str | None, kernel: Path | None, max_memory: int | None) -> Task:
-    text = kernel.read_text() if kernel is not None else None
-    key = case_key(point, backend, standard, text)
-    return Task(point.to_json(), backend, standard, kernel.name if kernel else None, text, max_memory, key)
+def make_task(
+    point: Point, backend: str, standard: str | None, kernel: tuple[str, str] | None, max_memory: int | None
+) -> Task:
+    """`kernel`: an edited kernel's (file name, source text), read once for the whole sweep (None: shipped)."""
+    name, text = kernel if kernel is not None else (None, None)
+    return Task(point.to_json(), backend, standard, name, text, max_memory, case_key(point, backend, standard, text))
 
 
 def case_key(point: Point, backend: str, standard: str | None, kernel_text: str | None) -> str:

@@ -10,13 +10,12 @@ Every frame carries each row's `key` (what the views select) and `label`. pandas
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...core.errors import InvalidInput
 from ...sweeps import STATUSES
+from ...sweeps.points import missing, row_attrs, row_dims
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -52,11 +51,11 @@ def with_axes(df: pd.DataFrame) -> pd.DataFrame:
 
     out = df.copy()
     if "shape" in df and len(df):
-        dims = [_dims(s) for s in df["shape"]]
+        dims = [row_dims(s) for s in df["shape"]]
         for i in range(max(map(len, dims), default=0)):
             out[f"dim{i}"] = pd.array([d[i] if i < len(d) else None for d in dims], dtype="Int64")
     if "attrs" in df and len(df):
-        parsed = [_attrs(a) for a in df["attrs"]]
+        parsed = [row_attrs(a) for a in df["attrs"]]
         for name in sorted({k for a in parsed for k in a}):
             out[f"attrs.{name}"] = [a.get(name) for a in parsed]
     return out
@@ -348,7 +347,7 @@ def _ranks(frame: pd.DataFrame, column: str, label: str) -> pd.Series:
     values = frame[column]
     numeric = pd.to_numeric(values, errors="coerce")
     if column == "shape":
-        order = sorted(set(frame[label]), key=lambda s: (math.prod(_dims(s)) if s != NO_VALUE else math.inf, s))
+        order = sorted(set(frame[label]), key=lambda s: (math.prod(row_dims(s)) if s != NO_VALUE else math.inf, s))
     elif numeric.notna().sum() == values.notna().sum() and values.notna().any():
         pairs = sorted({(v, t) for v, t in zip(numeric, frame[label], strict=True)}, key=lambda p: _nan_last(p[0]))
         order = list(dict.fromkeys(t for _, t in pairs))
@@ -364,29 +363,20 @@ def _nan_last(v: float) -> tuple[bool, float]:
 
 
 def _labels(values: pd.Series) -> pd.Series:
-    return values.map(lambda v: NO_VALUE if _missing(v) else _text(v))
+    return values.map(lambda v: NO_VALUE if missing(v) else _text(v))
 
 
 def _text(v: Any) -> str:
     """An axis value as text: 4705.0 (a plan field of a frame with refused rows, hence floats) as "4705"."""
-    if _missing(v):
+    if missing(v):
         return ""
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)
 
 
-def _missing(v: Any) -> bool:
-    if v is None:
-        return True
-    try:
-        return bool(v != v)  # NaN, pandas NA
-    except (TypeError, ValueError):
-        return False
-
-
 def _distinct(values: pd.Series) -> int:
-    return int(values.map(lambda v: NO_VALUE if _missing(v) else str(v)).nunique())
+    return int(values.map(lambda v: NO_VALUE if missing(v) else str(v)).nunique())
 
 
 def _column(frame: pd.DataFrame, name: str) -> pd.Series:
@@ -394,35 +384,6 @@ def _column(frame: pd.DataFrame, name: str) -> pd.Series:
     import pandas as pd
 
     return frame[name] if name in frame else pd.Series(float("nan"), index=frame.index, dtype=float)
-
-
-def _dims(shape: Any) -> tuple[int, ...]:
-    """A row's shape ("64x4705", "scalar", or a list) as a tuple of ints."""
-    if isinstance(shape, (list, tuple)):
-        return tuple(int(d) for d in shape)
-    text = str(shape).strip()
-    if text in ("", "scalar", NO_VALUE):
-        return ()
-    try:
-        return tuple(int(d) for d in text.split("x"))
-    except ValueError:
-        allowed = "a sweep row's shape: dimensions joined by 'x' (64x4705) or 'scalar'"
-        raise InvalidInput("shape", shape, allowed) from None
-
-
-def _attrs(attrs: Any) -> dict[str, Any]:
-    """A row's attrs (JSON text, or a dict) as a dict; none as {}."""
-    if isinstance(attrs, Mapping):
-        return dict(attrs)
-    if _missing(attrs) or attrs == "":
-        return {}
-    try:
-        parsed = json.loads(str(attrs))
-    except json.JSONDecodeError:
-        parsed = None
-    if not isinstance(parsed, dict):
-        raise InvalidInput("attrs", attrs, 'a sweep row\'s attrs: a JSON object such as {"num_weights": 1000}')
-    return parsed
 
 
 def _plain(v: Any) -> Any:
