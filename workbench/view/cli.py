@@ -286,7 +286,7 @@ def _emu_run(args: argparse.Namespace) -> int:
     return code
 
 
-SOURCE_SUFFIXES = (".asc", ".cpp", ".cc", ".cxx", ".c++", ".C")
+SOURCE_SUFFIXES = (".asc", ".cpp", ".cc", ".cxx")
 
 
 def program_files(words: Sequence[str]) -> tuple[list[str], list[str]]:

@@ -172,9 +172,9 @@ def _add_emu_run_parser(sub: Any) -> None:
         nargs="+",
         metavar="FILE",
         help="the program's source files (.asc, .cpp, .cc, .cxx), built and linked together: kernels launched with "
-        "<<<>>> or ICPU_RUN_KF and one main()",
+        "<<<>>> or ICPU_RUN_KF and one main(); the program's own arguments go after --",
     )
-    p.add_argument("program_args", nargs="*", metavar="ARG", help="the program's own arguments, after --")
+    p.set_defaults(program_args=[])
     p.add_argument("--platform", default="Ascend310P3", help="SoC (see `workbench platforms`); default Ascend310P3")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per launch, and for the whole run (+10 s)")
     p.add_argument(
