@@ -234,7 +234,9 @@ def build_program(
 ) -> Built:
     """The program's emulator binary, compiled only when the cache has none for exactly what g++ would read.
 
-    `path` is one source file or several (a CPU-twin main.cpp and its kernel's .cpp, as CANN's CMake builds them):
+    `path` is one source file or several (a CPU-twin main.cpp and its kernel's .cpp: a KernelLaunch sample's CMake
+    builds the kernel files into a library, `ascendc_kernels_cpu`, that the `main.cpp` executable links; e.g.
+    KernelLaunch/AddKernelInvocationTilingNeo/CMakeLists.txt and cmake/cpu_lib.cmake of the Ascend samples):
     each is compiled with the same options (its own folder first for `#include "..."`) and their objects are linked
     into one program; each object and the program are cached by their content, so editing one file recompiles it
     alone. A program g++ rejects raises UnsupportedAclCall (an ACL name the shim lacks), LinkError (a symbol no file
