@@ -266,10 +266,11 @@ def _emu_run(args: argparse.Namespace) -> int:
     """The program's stdout and stderr pass through; a summary of its launches follows on stderr."""
     from ..running.emu import run_program
 
+    files, program_args = program_files(args.program)
     run = run_program(
-        args.program,
+        files,
         args.platform,
-        args.program_args,
+        [*program_args, *args.program_args],
         timeout_s=args.timeout,
         defines=defines_from_args(args.define),
         include_dirs=args.include,
@@ -283,6 +284,18 @@ def _emu_run(args: argparse.Namespace) -> int:
         for line in run.summary().splitlines():
             print(f"workbench: {line}", file=sys.stderr)
     return code
+
+
+SOURCE_SUFFIXES = (".asc", ".cpp", ".cc", ".cxx")
+
+
+def program_files(words: Sequence[str]) -> tuple[list[str], list[str]]:
+    """emu-run's words before `--`: the program's files (the first, and every next one named like a C++ source),
+    then the program's own arguments (given before `--` by older command lines: `emu-run add.asc x.bin`)."""
+    count = 1
+    while count < len(words) and words[count].endswith(SOURCE_SUFFIXES):
+        count += 1
+    return list(words[:count]), list(words[count:])
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -165,10 +165,16 @@ def _add_build_parser(sub: Any) -> None:
 
 def _add_emu_run_parser(sub: Any) -> None:
     p = _command(
-        sub, "emu-run", help="build a single-source .asc program (kernels + host main) and run it on the emulator"
+        sub, "emu-run", help="build a program (a .asc file, or a CPU-twin main.cpp and its kernel files) and run it"
     )
-    p.add_argument("program", help="the .asc or .cpp file: kernels launched with <<<>>> and a main() that calls ACL")
-    p.add_argument("program_args", nargs="*", metavar="ARG", help="the program's own arguments, after --")
+    p.add_argument(
+        "program",
+        nargs="+",
+        metavar="FILE",
+        help="the program's source files (.asc, .cpp, .cc, .cxx), built and linked together: kernels launched with "
+        "<<<>>> or ICPU_RUN_KF and one main(); the program's own arguments go after --",
+    )
+    p.set_defaults(program_args=[])
     p.add_argument("--platform", default="Ascend310P3", help="SoC (see `workbench platforms`); default Ascend310P3")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per launch, and for the whole run (+10 s)")
     p.add_argument(

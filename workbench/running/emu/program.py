@@ -1,13 +1,15 @@
-"""Whole single-source programs (a `.asc` file: kernels and a host main() that calls ACL) on the emulator.
+"""Whole programs on the emulator: a single-source `.asc` file (kernels and a host main() that calls ACL), or a
+CANN CPU twin in several files (a main.cpp that runs its kernel with ICPU_RUN_KF, and the kernel's .cpp).
 
     run = workbench.running.emu.run_program("add.asc", platform="Ascend910B3")
+    run = workbench.running.emu.run_program(["main.cpp", "add_custom.cpp"], platform="Ascend910B3")
     run.exit_code, run.stdout, run.launches[0].diagnostics
 
-The program is built with g++ against ascemu: every `kernel<<<blockDim, l2ctrl, stream>>>(args...)` is
-rewritten into a launch on emulated cores (kernels/emu/include/ascemu/program.h; a `#line` directive keeps
-every diagnostic on the user's file and line), and `#include "acl/acl.h"` finds the emulator's ACL shim
-(kernels/emu/include/acl/). Its main() then runs in a child process with a timeout. docs/programs.md says
-what is supported.
+The program is built with g++ against ascemu, each file to an object, then linked: every
+`kernel<<<blockDim, l2ctrl, stream>>>(args...)` is rewritten into a launch on emulated cores, and ICPU_RUN_KF is one
+too (kernels/emu/include/ascemu/program.h; a `#line` directive keeps every diagnostic on the user's file and line),
+and `#include "acl/acl.h"` finds the emulator's ACL shim (kernels/emu/include/acl/). Its main() then runs in a child
+process with a timeout. docs/programs.md says what is supported.
 """
 
 from __future__ import annotations
@@ -33,11 +35,21 @@ from ...core.platform import get_platform
 from ..backends import faulted
 from ..launch import Diagnostic
 from .build import PLATFORM_MACRO, BuildError, Built, defines_of, gxx
-from .cache import CompileFailed, Unit, cache_root, compile_cached, ensure_file
+from .cache import CompileFailed, Unit, cache_root, compile_cached, ensure_file, need
 from .launch import DIAG_PREFIX, _stderr_diagnostics
 from .rewrite import instantiated, rewrite_launches
 
-__all__ = ["ProgramLaunch", "ProgramRun", "UnsupportedAclCall", "build_program", "run_program", "shim_calls"]
+__all__ = [
+    "LinkError",
+    "LinkProblem",
+    "ProgramLaunch",
+    "ProgramRun",
+    "UnsupportedAclCall",
+    "build_program",
+    "link_problems",
+    "run_program",
+    "shim_calls",
+]
 
 _EMU_PLATFORM = {2002: "P310", 2201: "P910B"}
 ACL_PREFIX = "ASCEMU_ACL "
@@ -104,13 +116,117 @@ def _unsupported_acl(log: str) -> tuple[list[str], str]:
     return list(names), where or "link"
 
 
-def _refusal(log: str, source: Path, platform: str) -> BuildError:
+@dataclass(frozen=True)
+class LinkProblem:
+    """One symbol the link could not resolve: `undefined` (used, defined in none of the program's files) or
+    `multiple` (defined in two of them)."""
+
+    symbol: str  # demangled: "axpy_custom", "ns::helper(float)"
+    problem: str  # "undefined" | "multiple"
+    file: str  # where it is used (undefined) or defined a second time (multiple); "" when the linker did not say
+    line: int = 0
+    other: str = ""  # multiple: "file:line" of the first definition
+
+    @property
+    def site(self) -> str:
+        return f"{Path(self.file).name}:{self.line}" if self.line else Path(self.file).name
+
+    def text(self) -> str:
+        where = f" ({self.site})" if self.file else ""
+        if self.problem == "multiple":
+            return f"{self.symbol} defined twice{where}, first at {self.other}"
+        return f"{self.symbol}{where}"
+
+    def to_json(self) -> dict[str, object]:
+        return {"symbol": self.symbol, "problem": self.problem, "file": self.file, "line": self.line}
+
+
+class LinkError(BuildError):
+    """Every file compiled, but they do not make one program: `problems` names each symbol and where it is used."""
+
+    def __init__(self, problems: Sequence[LinkProblem], sources: Sequence[Path], log: str) -> None:
+        undefined = [p for p in problems if p.problem == "undefined"]
+        shown = "; ".join(p.text() for p in problems)
+        given = " ".join(s.name for s in sources)
+        if undefined:
+            value = f"undefined reference{'s' * (len(undefined) > 1)} to {shown}"
+            allowed = (
+                f"every function the program calls defined in one of its files ({given}); a kernel in a file of "
+                f"its own is given too: `workbench emu-run {given} KERNEL.cpp`"
+            )
+        else:
+            value = f"symbols defined in two files: {shown}"
+            allowed = f"each function defined in one of the program's files ({given}) only"
+        WorkbenchError.__init__(self, "program link", value, allowed)
+        self.problems, self.log = tuple(problems), log
+        self.errors = self.all_errors = ()
+
+    def to_json(self) -> dict[str, object]:
+        return {**WorkbenchError.to_json(self), "link_errors": [p.to_json() for p in self.problems]}
+
+
+_LINK_LOCATION = r"(?:(?P<file>[^\s:][^:\n]*?):(?:(?P<line>\d+)|\([^)\n]*\)): )?"
+_UNDEFINED = re.compile(r"^(?:\S*ld(?:\.\w+)?: )?" + _LINK_LOCATION + r"undefined reference to [`'](?P<sym>.+)'$", re.M)
+_MULTIPLE = re.compile(
+    r"^(?:\S*ld(?:\.\w+)?: )?" + _LINK_LOCATION + r"multiple definition of [`'](?P<sym>.+?)'; "
+    r"(?P<first>.+?): first defined here$",
+    re.M,
+)
+
+
+def link_problems(log: str) -> tuple[LinkProblem, ...]:
+    """The linker's unresolved and twice-defined symbols, each once (at its first use), in the linker's order."""
+    found: dict[tuple[str, str], LinkProblem] = {}
+    for problem, pattern in (("undefined", _UNDEFINED), ("multiple", _MULTIPLE)):
+        for m in pattern.finditer(log):
+            symbol = _demangled(m["sym"])
+            if (symbol, problem) in found:
+                continue
+            first = re.search(r"([^:\s]+?)(?::(\d+))?(?::\([^)]*\))?$", m.groupdict().get("first") or "")
+            other = "" if first is None else Path(first[1]).name + (f":{first[2]}" if first[2] else "")
+            found[(symbol, problem)] = LinkProblem(symbol, problem, m["file"] or "", int(m["line"] or 0), other)
+    return tuple(found.values())
+
+
+def _demangled(symbol: str) -> str:
+    """collect2 demangles its names already; a raw one (COLLECT_NO_DEMANGLE) goes through c++filt when there is one."""
+    if not symbol.startswith("_Z"):
+        return symbol
+    try:
+        out = subprocess.run(["c++filt", symbol], capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return symbol
+    return out or symbol
+
+
+def _refusal(log: str, sources: Sequence[Path], platform: str, *, linking: bool) -> BuildError:
     names, where = _unsupported_acl(log)
-    return UnsupportedAclCall(names, where, log) if names else BuildError(f"{source.name} ({platform})", log)
+    if names:
+        return UnsupportedAclCall(names, where, log)
+    if linking and (problems := link_problems(log)):
+        return LinkError(problems, sources, log)
+    return BuildError(f"{', '.join(s.name for s in sources)} ({platform})", log)
+
+
+def _source_paths(path: str | Path | Sequence[str | Path]) -> list[Path]:
+    """The program's files, each once, in the order given (the first names the binary)."""
+    given = [path] if isinstance(path, (str, Path)) else list(path)
+    if not given:
+        raise InvalidInput("program", "no file", "one or more existing .asc or .cpp files")
+    out: list[Path] = []
+    for one in given:
+        source = Path(one).resolve()
+        if not source.is_file():
+            raise InvalidInput("program", str(one), "an existing .asc or .cpp file")
+        if source in out:
+            raise InvalidInput("program", str(one), "each file once (it is already one of the program's files)")
+        check_text_source(source, "program")
+        out.append(source)
+    return out
 
 
 def build_program(
-    path: str | Path,
+    path: str | Path | Sequence[str | Path],
     platform: str = "Ascend310P3",
     opt: str = "-O1",
     defines: Mapping[str, object] | None = None,
@@ -118,10 +234,14 @@ def build_program(
 ) -> Built:
     """The program's emulator binary, compiled only when the cache has none for exactly what g++ would read.
 
-    A program g++ rejects raises UnsupportedAclCall (an ACL name the shim lacks) or BuildError."""
-    source = Path(path).resolve()
-    if not source.is_file():
-        raise InvalidInput("program", str(path), "an existing .asc or .cpp file")
+    `path` is one source file or several (a CPU-twin main.cpp and its kernel's .cpp: a KernelLaunch sample's CMake
+    builds the kernel files into a library, `ascendc_kernels_cpu`, that the `main.cpp` executable links; e.g.
+    KernelLaunch/AddKernelInvocationTilingNeo/CMakeLists.txt and cmake/cpu_lib.cmake of the Ascend samples):
+    each is compiled with the same options (its own folder first for `#include "..."`) and their objects are linked
+    into one program; each object and the program are cached by their content, so editing one file recompiles it
+    alone. A program g++ rejects raises UnsupportedAclCall (an ACL name the shim lacks), LinkError (a symbol no file
+    defines, or two do, each named with where it is used) or BuildError."""
+    sources = _source_paths(path)
     plat = get_platform(platform)
     if plat.npu_arch not in _EMU_PLATFORM:
         raise UnsupportedPlatform("platform", platform, "an Ascend310P or Ascend910B SoC")
@@ -130,22 +250,35 @@ def build_program(
     for given, resolved in zip(include_dirs, dirs, strict=True):
         if not resolved.is_dir():
             raise InvalidInput("include dir", str(given), "an existing directory")
-    check_text_source(source, "program")
-    rewritten, _ = rewrite_launches(source.read_text(encoding="utf-8"), str(source))
-    # the rewritten unit lives in the cache under its own content's name: the command names it, so keys follow it
-    unit_file = cache_root() / "units" / hashlib.sha256(rewritten.encode()).hexdigest()[:32] / f"{source.stem}.cpp"
-    ensure_file(unit_file, rewritten)
-    flags = _flags(emu_platform, opt, source, dirs, defines_of(defines or {}))
-    unit = Unit(
+    macros = defines_of(defines or {})
+    objects = []
+    for source in sources:
+        rewritten, _ = rewrite_launches(source.read_text(encoding="utf-8"), str(source))
+        # the rewritten unit lives in the cache under its own content's name: the command names it, so keys follow it
+        digest = hashlib.sha256(rewritten.encode()).hexdigest()[:32]
+        unit_file = cache_root() / "units" / digest / f"{source.stem}.cpp"
+        ensure_file(unit_file, rewritten)
+        objects.append(
+            Unit(
+                "obj",
+                f"program-{source.stem}",
+                (*_flags(emu_platform, opt, source, dirs, macros), "-c", str(unit_file)),
+                suffix=".o",
+                what=f"building {source.name} for {PLATFORM_MACRO[emu_platform]} with g++",
+            )
+        )
+    program = Unit(
         "bin",
-        f"program-{source.stem}",
-        (*flags, str(unit_file)),
-        what=f"building {source.name} for {PLATFORM_MACRO[emu_platform]} with g++",
+        f"program-{sources[0].stem}",
+        ("-pthread", *(need(i) for i in range(len(objects)))),
+        needs=tuple(objects),
+        what=f"linking {' '.join(s.name for s in sources)} with g++",
     )
     try:
-        return compile_cached(gxx(), unit)
+        return compile_cached(gxx(), program)
     except CompileFailed as exc:
-        raise _refusal(exc.log, source, emu_platform) from None
+        failed = [s for s, o in zip(sources, objects, strict=True) if o is exc.unit] or sources
+        raise _refusal(exc.log, failed, emu_platform, linking=exc.unit is program) from None
 
 
 # ------------------------------------------------------------------------------------------------ the run
@@ -275,7 +408,7 @@ def _signal_name(number: int) -> str:
 
 
 def run_program(
-    path: str | Path,
+    path: str | Path | Sequence[str | Path],
     platform: str = "Ascend310P3",
     args: Sequence[str] = (),
     *,
@@ -287,7 +420,8 @@ def run_program(
     defines: Mapping[str, object] | None = None,
     include_dirs: Sequence[str | Path] = (),
 ) -> ProgramRun:
-    """Build the program (cached) and run its main() with `args` in a child process, in `cwd` (default: here).
+    """Build the program (cached; `path`: its file, or its files as build_program takes them) and run its main()
+    with `args` in a child process, in `cwd` (default: here).
 
     `timeout_s` bounds each launch (the emulator's watchdog) and, with a few seconds' grace, the whole run."""
     built = build_program(path, platform, opt, defines, include_dirs)

@@ -7,7 +7,8 @@
 //
 // With ASCEMU_PROGRAM_RUN_DIR set (the workbench sets it), launch n writes launch-<n>.json (kernel, file, line,
 // function, block_dim) before it runs and launch-<n>.report.json (the emulator's report, kernels/emu/README.md §2)
-// after it, or when a fatal record ends the process during it.  Run by hand, the binary reads the emulator's usual
+// after it, or when a fatal record ends the process during it.  A CPU twin's ICPU_RUN_KF (tikicpulib.h) is such a
+// launch too (defined at the end of this header).  Run by hand, the binary reads the emulator's usual
 // variables (ASCEMU_REPORT, ASCEMU_MODE, ASCEMU_STRICT, ASCEMU_TIMEOUT) and ASCEMU_SOC / ASCEMU_CORE_COUNT.
 #pragma once
 #include <array>
@@ -90,6 +91,36 @@ inline std::string first_error(const Site& s) {
     return strf("kernel %s launched at line %u reported an error", s.kernel, s.line);
 }
 
+// Runs body() on block_dim emulated cores as launch number n of the program: its record (launch-<n>.json before,
+// launch-<n>.report.json after) in ASCEMU_PROGRAM_RUN_DIR, or run by hand its report where ASCEMU_REPORT says.
+// Returns the launch's exit code (kernels/emu/README.md §5.6); a fatal record ends the process inside.
+template <class Body>
+inline int run_recorded(const Site& s, long long block_dim, Body&& body) {
+    Launches& L = launches();
+    const int index = ++L.count;
+    const char* env_report = std::getenv("ASCEMU_REPORT");  // run by hand: each launch's report replaces the last
+    std::string report = env_report ? env_report : "";
+    if (!L.dir.empty()) {
+        std::string stem = L.dir + strf("/launch-%04d", index);
+        report = stem + ".report.json";
+        write_text(stem + ".json", jd("index", index, "kernel", s.kernel, "file", s.file, "line", s.line,
+                                      "function", s.function, "block_dim", block_dim) + "\n");
+    }
+    std::fflush(stdout);  // the program's output so far comes before the kernel's printf
+    fresh_runtime();
+    Runtime& R = rt();
+    R.cfg.report_path = report;
+    int rc;
+    {
+        HostSignals host;
+        rc = ascemu::launch((int)block_dim, body);
+        write_report(rc);
+        std::fflush(stdout);
+    }
+    R.cfg.report_path.clear();
+    return rc;
+}
+
 template <class L2, class Kernel, class... A>
 inline void launch(const Site& s, long long block_dim, const L2& l2ctrl, aclrtStream stream, Kernel&& kernel,
                    A&&... args) {
@@ -112,33 +143,30 @@ inline void launch(const Site& s, long long block_dim, const L2& l2ctrl, aclrtSt
                        block_dim));
         return;
     }
-    Launches& L = launches();
-    const int index = ++L.count;
-    const char* env_report = std::getenv("ASCEMU_REPORT");  // run by hand: each launch's report replaces the last
-    std::string report = env_report ? env_report : "";
-    if (!L.dir.empty()) {
-        std::string stem = L.dir + strf("/launch-%04d", index);
-        report = stem + ".report.json";
-        write_text(stem + ".json", jd("index", index, "kernel", s.kernel, "file", s.file, "line", s.line,
-                                      "function", s.function, "block_dim", block_dim) + "\n");
-    }
-    std::fflush(stdout);  // the program's output so far comes before the kernel's printf
-    fresh_runtime();
-    Runtime& R = rt();
-    R.cfg.report_path = report;
-    int rc;
-    {
-        HostSignals host;
-        rc = ascemu::launch((int)block_dim, [&]() { std::apply([&](auto&... a) { kernel(a...); }, packed); });
-        write_report(rc);
-        std::fflush(stdout);
-    }
-    R.cfg.report_path.clear();
-    S.clock_s[stream] += R.wall;
+    const int rc = run_recorded(s, block_dim, [&]() { std::apply([&](auto&... a) { kernel(a...); }, packed); });
+    S.clock_s[stream] += rt().wall;
     if (rc != 0 && !S.fault.count(stream)) S.fault[stream] = first_error(s);
 }
 
+// A CANN CPU-twin main's ICPU_RUN_KF(kernel, blockDim, args...) (tikicpulib.h): a launch like a <<<>>> one, recorded
+// the same way, so `workbench emu-run main.cpp kernel.cpp` reports it with its kernel, block count, line, timings and
+// every diagnostic down to info.  The settings come from the environment once, as for a program that calls ACL.
+template <class Body>
+inline void run_kf(const Site& s, long long block_dim, Body&& body) {
+    static const bool configured = (acl::configure_from_env(), true);
+    (void)configured;
+    run_recorded(s, block_dim, body);
+}
+
 }  // namespace ascemu::program
+
+// Replaces launch.h's ICPU_RUN_KF in a program build (this header is force-included first, and tikicpulib.h's
+// include of launch.h then adds nothing): the launch gets its record as above instead of only ASCEMU_REPORT's file.
+#undef ICPU_RUN_KF
+#define ICPU_RUN_KF(func, blkdim, ...)                                                                         \
+    ::ascemu::program::run_kf({#func, __FILE__, __LINE__, __PRETTY_FUNCTION__}, (long long)(blkdim), [&]() { \
+        func(__VA_ARGS__);                                                                                     \
+    })
 
 // Line-buffered stdout: what the program printed is not lost when a fatal record or a crash ends the process.
 inline const bool ascemu_program_stdout_lines = (std::setvbuf(stdout, nullptr, _IOLBF, 0), true);
