@@ -1,5 +1,5 @@
 // The CPU-twin host main of add_n.cpp, in a file of its own as in CANN's KernelLaunch samples (main.cpp beside the
-// kernel; both compiled together).  It lays the input list out in GM as CANN's framework does: word 0 the byte
+// kernel; the test compiles the two as one translation unit, `-include add_n.cpp add_n_main.cpp`).  It lays the input list out in GM as CANN's framework does: word 0 the byte
 // offset of the pointer array, then (dim | index << 32) and the shape of each tensor, then the data pointers.
 // `main DIR LAYOUT` reads DIR/x{0,1,2}.bin, writes DIR/y.bin; LAYOUT is tests/realworld/test_rw_list_tensor.py's
 // case: shapes, pointers (dim 0), index-past-end, truncated.
