@@ -148,7 +148,7 @@ def test_a_tensor_list_output_comes_back_member_by_member(kernels: dict[str, emu
 
 
 def test_an_output_member_the_kernel_never_writes_is_reported_by_name(kernels: dict[str, emu.Kernel]) -> None:
-    """One more output than inputs: the kernel never learns of it, so its bytes stay poison and are reported."""
+    """One more output than inputs: the kernel never learns of it, so it keeps what was copied in and is reported."""
     xs = [np.arange(64, dtype=np.float32)]
     ys = [np.zeros(64, np.float32), np.zeros(64, np.float32)]
     run = kernels["foreach"][1](
