@@ -9,7 +9,9 @@ parameters, numbers for scalar ones, bytes or a ctypes struct for a struct), the
 only if the kernel declares a parameter for it (`add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z)` takes three arrays
 and nothing else). Arrays are device memory: every writeable array argument is copied back after the launch
 (msKL's `kernel[blockdim](...)` convention). Wrap an argument in `In(a)` to skip the copy back, or in
-`Out(a, fill=0)` to start it zeroed (or `fill=POISON`) instead of copying its contents in. Every argument is checked
+`Out(a, fill=0)` to start it zeroed (or `fill=POISON`) instead of copying its contents in. A kernel that takes a list
+of tensors through one GM_ADDR (CANN's ListTensorDesc: AddN's inputs, a foreach op's outputs) gets
+`TensorList([x0, x1, x2])`. Every argument is checked
 before the launch (docs/emulator.md "Launch arguments"), most of them before the build: an array the launch must write
 back is writeable, every array is little-endian and holds numbers (a GM buffer of a dtype kernels read: not float64),
 and `timeout_s`, `workspace`, `tiling_key` and the launch options have valid values. A launch that did not finish leaves
@@ -33,11 +35,22 @@ from ...core.platform import get_platform
 from ...planning.pipeline import MAX_BLOCK_DIM  # the emulator refuses more as well (HARNESS)
 from ..backends import faulted
 from .build import PLATFORM_MACRO, Built, Variant, build, defines_of
-from .launch import POISON, Arg, Diagnostic, LaunchOutcome, check_launch_options, check_timeout, run_launch
+from .launch import POISON, Arg, Diagnostic, LaunchOutcome, ListArg, check_launch_options, check_timeout, run_launch
 from .program import run_program
 from .signature import bind, signature
 
-__all__ = ["POISON", "Diagnostic", "In", "Kernel", "KernelRun", "Out", "Workspace", "load", "run_program"]
+__all__ = [
+    "POISON",
+    "Diagnostic",
+    "In",
+    "Kernel",
+    "KernelRun",
+    "Out",
+    "TensorList",
+    "Workspace",
+    "load",
+    "run_program",
+]
 
 _EMU_PLATFORM = {2002: "P310", 2201: "P910B"}
 
@@ -58,6 +71,55 @@ def Workspace(nbytes: int, fill: int = POISON) -> Arg:
     if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)) or not 0 <= int(nbytes) <= MAX_GM_BYTES:
         raise InvalidInput("workspace", nbytes, f"a number of bytes, an integer in [0, {MAX_GM_BYTES}]")
     return Arg(np.empty(max(int(nbytes), 32), np.uint8), "workspace", _fill(fill, allow_none=False))
+
+
+def TensorList(tensors: Sequence[np.ndarray | Arg], shapes: bool = True) -> ListArg:
+    """Tensors passed through one GM_ADDR as CANN lays out a dynamic input or output (ListTensorDesc): each tensor a
+    GM buffer of its own, the parameter's buffer the list of their shapes and addresses (`shapes=False`: addresses
+    only). Each tensor is an array (copied back, as a plain argument is), `In(a)` or `Out(a, fill=)`; all of one
+    dtype, as the tensors of one dynamic input or output are."""
+    if not isinstance(shapes, (bool, np.bool_)):
+        raise InvalidInput(
+            "TensorList shapes", shapes, "True (each tensor's shape in the list) or False (pointers only)"
+        )
+    if not isinstance(tensors, (list, tuple)):
+        raise InvalidInput(
+            "TensorList", type(tensors).__name__, "a list or tuple of numpy arrays, In(a) or Out(a), one per tensor"
+        )
+    if not tensors:
+        # ListTensorDesc reads the count from the first or the last descriptor, so a list of none has no layout
+        raise InvalidInput("TensorList", "an empty list", "at least one tensor (CANN's list layout has no empty form)")
+    members = tuple(_member(t, f"TensorList[{k}]", bool(shapes)) for k, t in enumerate(tensors))
+    first = members[0].array.dtype
+    for k, m in enumerate(members):
+        if m.array.dtype != first:
+            # CANN: a DYNAMIC input or output has one DataType per kernel variant for all its tensors
+            # (hicann/ops-math math/add_n/op_host/add_n_def.cpp, hicann/ops-nn foreach/*/op_host/*_def.cpp)
+            raise InvalidInput(
+                f"TensorList[{k}]",
+                f"a {m.array.dtype} array in a list of {first} ones",
+                "tensors of one dtype: the tensors of a CANN dynamic input or output share their data type",
+            )
+    return ListArg(members, bool(shapes))
+
+
+def _member(t: Any, name: str, shapes: bool) -> Arg:
+    if isinstance(t, np.ndarray):
+        arg = Arg(_device_array(t, name), "inout")
+    elif isinstance(t, Arg) and t.role in ("input", "output", "inout"):
+        _device_array(t.array, name, contiguous=False)  # In/Out copy a strided array in and back through a temporary
+        arg = t
+    else:
+        what = "a workspace" if isinstance(t, Arg) else type(t).__name__
+        raise InvalidInput(name, what, "a numpy array, In(a) or Out(a) (a tensor of the list)")
+    if shapes and arg.array.ndim == 0:
+        raise InvalidInput(
+            name,
+            "a 0-d array",
+            "an array of at least one dimension (a list's dim 0 means pointers only): a.reshape(1), or shapes=False",
+        )
+    _check_gm(arg, name)
+    return arg
 
 
 def _fill(fill: Any, allow_none: bool) -> int | None:
@@ -101,7 +163,7 @@ class _Bound:
 
     def __call__(
         self,
-        *args: np.ndarray | Arg | int | float | np.generic | bytes | ctypes.Structure,
+        *args: np.ndarray | Arg | ListArg | int | float | np.generic | bytes | ctypes.Structure,
         workspace: int | np.ndarray | Arg | None = None,
         tiling: ctypes.Structure | bytes | None = None,
         tiling_key: int = 0,
@@ -122,6 +184,9 @@ class _Bound:
         for (name, _), bound in zip(values, launch_args, strict=True):
             if isinstance(bound, Arg):
                 _check_gm(bound, name)
+            elif isinstance(bound, ListArg):  # checked when made; an array may have been made read-only since
+                for k, member in enumerate(bound.members):
+                    _check_gm(member, f"{name}[{k}]")
         plat = self.kernel.platform
         out: LaunchOutcome = run_launch(
             built.path,
@@ -152,7 +217,7 @@ def _localised(d: Diagnostic, built: Built) -> Diagnostic:
     return replace(d, file=built.local(d.file), message=built.local(d.message), details=details)
 
 
-_ARGUMENT_TYPES = (np.ndarray, Arg, bool, int, float, np.generic, bytes, bytearray, ctypes.Structure)
+_ARGUMENT_TYPES = (np.ndarray, Arg, ListArg, bool, int, float, np.generic, bytes, bytearray, ctypes.Structure)
 MAX_GM_BYTES = 1 << 40  # no host holds more; a larger workspace is a mistake, not a request
 # What a GM_ADDR parameter takes: the element types Ascend C kernels keep in global memory. The binary's signature
 # says only "pointer", so the dtype is checked against what any kernel can read; a structured dtype is a layout the
@@ -166,7 +231,9 @@ def _checked(a: Any, name: str) -> Any:
     """A positional argument of a kind some parameter can take (which one is checked against the signature)."""
     if not isinstance(a, _ARGUMENT_TYPES):
         raise InvalidInput(
-            name, type(a).__name__, "a numpy array (device memory), In(a), Out(a), a number, or bytes / a ctypes struct"
+            name,
+            type(a).__name__,
+            "a numpy array (device memory), In(a), Out(a), TensorList([...]), a number, or bytes / a ctypes struct",
         )
     if isinstance(a, Arg):  # In/Out copy a strided array in and back through a temporary
         _device_array(a.array, name, contiguous=False)

@@ -128,6 +128,33 @@ class Arg:
 
 
 @dataclass(frozen=True)
+class ListArg:
+    """Tensors a kernel receives through one GM_ADDR as a list in CANN's ListTensorDesc layout (made by emu.TensorList).
+
+    The parameter's GM buffer holds 64-bit words: [0] the byte offset of the pointer array; then one descriptor per
+    tensor, (dim | index << 32) and its dim shape words, or, for a list of pointers only, the single descriptor
+    (0 | count << 32, 0xffffffff); then one data pointer per tensor. Each tensor is a GM buffer of its own: the
+    emulator maps it and writes its address into the pointer array (launch key "links", kernels/emu/README.md), so
+    the kernel's accesses through a pointer are judged against that tensor's buffer. The layout is the one
+    AscendC::ListTensorDesc decodes (asc-devkit impl/basic_api/*/kernel_operator_list_tensor_impl.h, ListTensorDecode;
+    Ascend C API reference "ListTensorDesc": hiascend.com/document/detail/zh/canncommercial/800/apiref/ascendcopapi/
+    atlasascendc_api_07_0009.html)."""
+
+    members: tuple[Arg, ...]
+    shapes: bool = True
+
+    def header(self) -> np.ndarray:
+        """The list's words, every data pointer 0 (the emulator writes the addresses)."""
+        n = len(self.members)
+        if not self.shapes:
+            return np.array([24, n << 32, 0xFFFFFFFF, *[0] * n], np.uint64)
+        words: list[int] = []
+        for index, m in enumerate(self.members):
+            words += [m.array.ndim | index << 32, *m.array.shape]
+        return np.array([8 + 8 * len(words), *words, *[0] * n], np.uint64)
+
+
+@dataclass(frozen=True)
 class LaunchOutcome:
     exit_code: int
     diagnostics: tuple[Diagnostic, ...]
@@ -144,13 +171,14 @@ def run_launch(
     platform: str,
     soc: str,
     block_dim: int,
-    args: Sequence[Arg | bytes],
+    args: Sequence[Arg | ListArg | bytes],
     tiling_key: int = 0,
     timeout_s: float = 60.0,
     options: dict[str, Any] | None = None,
 ) -> LaunchOutcome:
-    """One launch; `args` holds one entry per parameter the kernel declares, in order: a GM buffer (Arg) for a
-    pointer, else the parameter's bytes (a struct's, a scalar's, or a tiling struct the driver puts in GM).
+    """One launch; `args` holds one entry per parameter the kernel declares, in order: a GM buffer (Arg) or a list of
+    them (ListArg) for a pointer, else the parameter's bytes (a struct's, a scalar's, or a tiling struct the driver
+    puts in GM).
 
     Every array the launch writes back ends as the kernel left its device memory, or, when the child did not finish
     the launch (KERNEL_EXIT, or a kill before the outputs were settled), filled with the poison byte 0xFF: an output
@@ -218,7 +246,7 @@ def run_launch(
         release(sc)
 
 
-def _stage(sc: Scratch, args: Sequence[Arg | bytes], settings: dict[str, Any]) -> tuple[list[Arg], list[int]]:
+def _stage(sc: Scratch, args: Sequence[Arg | ListArg | bytes], settings: dict[str, Any]) -> tuple[list[Arg], list[int]]:
     """Write the launch's files into the scratch directory: the GM buffers, the bytes arguments and launch.json
     (`settings` and the GM entries)."""
     d = sc.dir
@@ -227,11 +255,8 @@ def _stage(sc: Scratch, args: Sequence[Arg | bytes], settings: dict[str, Any]) -
     entries: list[dict[str, Any]] = []
     gm_args: list[Arg] = []
     fds: list[int] = []
-    for i, a in enumerate(args):
-        if isinstance(a, bytes):
-            (d / f"arg{i}.bin").write_bytes(a)
-            entries.append({"kind": "bytes", "in_file": str(d / f"arg{i}.bin")})
-            continue
+
+    def gm_entry(a: Arg) -> dict[str, Any]:
         nbytes = int(a.array.nbytes)
         fd, path = sc.gm(len(fds), gm_file_size(nbytes))
         gm_args.append(a)
@@ -245,7 +270,20 @@ def _stage(sc: Scratch, args: Sequence[Arg | bytes], settings: dict[str, Any]) -
             entry["gm_map"] = "shared"
             if a.fill != POISON:
                 entry["fill"] = int(a.fill)
-        entries.append(entry)
+        return entry
+
+    for i, a in enumerate(args):
+        if isinstance(a, bytes):
+            (d / f"arg{i}.bin").write_bytes(a)
+            entries.append({"kind": "bytes", "in_file": str(d / f"arg{i}.bin")})
+        elif isinstance(a, ListArg):
+            header = a.header()
+            entry = gm_entry(Arg(header, "input"))
+            first_pointer = int(header[0])  # the byte offset of the pointer array
+            links = [{**gm_entry(m), "at": first_pointer + 8 * k} for k, m in enumerate(a.members)]
+            entries.append({**entry, "links": links})
+        else:
+            entries.append(gm_entry(a))
     sc.trim(len(fds))  # slots a previous, longer launch used
     (d / "launch.json").write_text(json.dumps({**settings, "args": entries}, allow_nan=False))
     return gm_args, fds

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ...core.errors import InfrastructureError, InvalidInput
-from .launch import Arg
+from .launch import Arg, ListArg
 
 # ascemu's scalar type names (types.h dtype_name) as numpy dtypes; bfloat16 is encoded by hand
 _SCALAR_DTYPES = {
@@ -86,9 +86,9 @@ def _params(text: str) -> tuple[Param, ...]:
     return params
 
 
-def bind(entry: str, params: tuple[Param, ...], values: list[tuple[str, Any]]) -> list[Arg | bytes]:
+def bind(entry: str, params: tuple[Param, ...], values: list[tuple[str, Any]]) -> list[Arg | ListArg | bytes]:
     """The launch arguments for `values` ((what the caller called it, value) in order), one per declared parameter:
-    a GM buffer (Arg) for a pointer, else the parameter's bytes."""
+    a GM buffer (Arg) or a list of them (ListArg) for a pointer, else the parameter's bytes."""
     if len(values) != len(params):
         given = ", ".join(name for name, _ in values) or "nothing"
         declared = ", ".join(p.describe() for p in params)
@@ -101,9 +101,13 @@ def bind(entry: str, params: tuple[Param, ...], values: list[tuple[str, Any]]) -
     return [_bound(name, value, p) for (name, value), p in zip(values, params, strict=True)]
 
 
-def _bound(name: str, value: Any, p: Param) -> Arg | bytes:
+def _bound(name: str, value: Any, p: Param) -> Arg | ListArg | bytes:
+    if isinstance(value, ListArg) and p.kind != "gm":
+        raise InvalidInput(
+            name, "a TensorList", f"a value for the kernel's {p.describe()} parameter: a list goes to a GM_ADDR one"
+        )
     if p.kind == "gm":
-        if isinstance(value, Arg):
+        if isinstance(value, (Arg, ListArg)):
             return value
         if isinstance(value, np.ndarray):
             if not value.flags.c_contiguous:
@@ -111,7 +115,9 @@ def _bound(name: str, value: Any, p: Param) -> Arg | bytes:
             return Arg(value, "inout")
         if isinstance(value, (bytes, bytearray, ctypes.Structure)):
             return bytes(value)  # a tiling struct behind a GM_ADDR parameter: copied into a GM buffer of its own
-        raise InvalidInput(name, type(value).__name__, "a numpy array (device memory), In(a), Out(a) or bytes")
+        raise InvalidInput(
+            name, type(value).__name__, "a numpy array (device memory), In(a), Out(a), TensorList([...]) or bytes"
+        )
     if p.kind == "scalar":
         if isinstance(value, (bytes, bytearray)):
             return bytes(value)

@@ -244,6 +244,39 @@ ASCEMU_DECL int run_driver(int argc, char** argv, const Entry& entry) {
     return rc;
 }
 
+// args[i].links: the GM buffers a list in args[i]'s buffer points to (a ListTensorDesc's tensors, laid out by the
+// Python launcher, workbench/running/emu/launch.py ListArg).  Each is a GM buffer of its own, made like a "gm" entry
+// from a gm_file, and its device address is written as the 8-byte word at byte `at` of the list's buffer.
+inline void link_gm(const json::Value& links, size_t i, GmBuf& list, const std::string& base_dir, bool exact) {
+    if (links.k != json::Value::Arr) usage_fail(strf("args[%zu]: links is not an array", i));
+    for (size_t k = 0; k < links.a.size(); ++k) {
+        const json::Value& m = links.a[k];
+        auto g = [&](const char* key, json::Value::Kind kind) {
+            const json::Value* v = m.get(key);
+            return v && v->k == kind ? v : nullptr;
+        };
+        const json::Value *at = g("at", json::Value::Num), *bytes = g("bytes", json::Value::Num);
+        const json::Value *file = g("gm_file", json::Value::Str), *role = g("role", json::Value::Str);
+        if (m.k != json::Value::Obj || !at || !bytes || !file || !role)
+            usage_fail(strf("args[%zu].links[%zu] needs at, bytes, gm_file and role", i, k));
+        const size_t off = (size_t)at->n;
+        if (off % 8 != 0 || off + 8 > list.bytes)
+            usage_fail(strf("args[%zu].links[%zu]: at %zu is not an 8-byte word of the %zu-byte list", i, k, off,
+                            list.bytes));
+        const Role ro = role->s == "input" ? Role::Input : role->s == "output" ? Role::Output : Role::Other;
+        const json::Value *map = g("gm_map", json::Value::Str), *pre = g("preloaded", json::Value::Bool);
+        const json::Value* fill = g("fill", json::Value::Num);
+        const bool preloaded = pre && pre->b;
+        const size_t n = (size_t)bytes->n;
+        GmBuf* b = gm_map_file(resolve(base_dir, file->s), !map || map->s == "shared", n,
+                               strf("arg%zu[%zu]:%s", i, k, role->s.c_str()), ro, fill ? (int)fill->n & 0xFF : -1, exact,
+                               preloaded ? n : 0);
+        if (preloaded) b->prefilled = true;
+        const uint64_t address = (uint64_t)(uintptr_t)b->base;
+        std::memcpy(list.base + off, &address, 8);
+    }
+}
+
 ASCEMU_DECL int run_launch_file(const std::string& launch_path, const Overrides& ov, const Entry& entry,
                                 bool& exit_note) {
     StageClock clk;
@@ -360,6 +393,7 @@ ASCEMU_DECL int run_launch_file(const std::string& launch_path, const Overrides&
                 std::fclose(inf);
                 s.gm->prefilled = true;
             }
+            if (const json::Value* links = g("links")) link_gm(*links, i, *s.gm, base_dir, C.gm_exact);
         } else if (s.kind == "bytes") {
             if (s.in_file.empty()) usage_fail(strf("args[%zu]: kind bytes needs in_file", i));
             s.data = read_file(s.in_file);
