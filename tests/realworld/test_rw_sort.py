@@ -138,10 +138,23 @@ def test_int4_quantise_and_dequantise_910b(topk: tuple[KernelRun, np.ndarray, np
     ceil = np.clip(np.ceil(h), -8, 7)
     assert rint.min() == -8 and rint.max() == 7  # the saturation is exercised
     np.testing.assert_array_equal(out[2848:2912], pack_int4(rint))  # count form, CAST_RINT
+    ceil[127] = rint[3]  # GlobalTensor<int4b_t>::SetValue(255, GetValue(3))
     np.testing.assert_array_equal(out[2912:2976], pack_int4(ceil))  # mask form {1, 1, 2, 8}, CAST_CEIL
     deq = out[2976:3232].view(np.float16).astype(np.float64)
     np.testing.assert_array_equal(deq[:127], rint[:127])
     assert deq[127] == rint[5]  # GetValue(5) / SetValue(7) on the packed tensor
+
+
+def test_a_nan_score_sorts_first_with_a_warning(kernels: dict[str, Kernel]) -> None:
+    x = scores_with_ties(128, 1.0, np.float32)
+    x[[7, 70]] = np.nan
+    out = np.zeros(3232, np.uint8)
+    run = kernels["ascend910b"][1](In(x), In(np.arange(128, dtype=np.uint32)), out, tiling=TopkParams(0, 3.0))
+    assert {d.kind for d in run.diagnostics} == {"SORT_NAN_SCORE"}, diagnostics(run)
+    assert all(d.severity == "warning" for d in run.diagnostics)
+    np.testing.assert_array_equal(out[512:520].view(np.uint32), [7, 70])  # ascemu's choice: NaN above +inf
+    rest = np.delete(np.arange(128), [7, 70])
+    np.testing.assert_array_equal(out[520:1024].view(np.uint32), rest[stable_descending(x[rest])])
 
 
 def test_310p_instructions_are_refused_on_910b(kernels: dict[str, Kernel]) -> None:
@@ -235,8 +248,9 @@ def _refused_errors(platform: str) -> dict[int, str]:
 def test_what_cann_rejects_in_the_sort_family_does_not_compile() -> None:
     lines = (SORT / "refused.cpp").read_text().splitlines()
     line = {tag: next(i for i, t in enumerate(lines, 1) if f"REFUSED:{tag}" in t) for tag in REFUSED}
+    chips = ("ascend310p", "ascend910b")
     with ThreadPoolExecutor(2) as pool:
-        errors = dict(zip(("ascend310p", "ascend910b"), pool.map(_refused_errors, ("ascend310p", "ascend910b"))))
+        errors = dict(zip(chips, pool.map(_refused_errors, chips), strict=True))
     for platform, found in errors.items():
         expected = {line[t] for t, (chips, _) in REFUSED.items() if platform in chips}
         assert set(found) == expected, (platform, found)

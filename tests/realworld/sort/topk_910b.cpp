@@ -4,7 +4,7 @@
 // (Sort<float, true> + Extract), a merge that stops when a list is used up (MrgSort<float, true> + GetMrgSortResult),
 // Sort32 of half scores (the 8-byte structure with 2 reserved bytes), and an int4 quantise / dequantise:
 // Cast half -> int4b_t (CAST_RINT, count form, and CAST_CEIL in the mask form of CANN's Cast page), DataCopy of the
-// packed bytes to GM and back, Cast int4b_t -> half.  REFUSE = 1 calls the 310P-only ProposalConcat instead.
+// packed bytes to GM and back, GetValue / SetValue of single values in UB and GM, Cast int4b_t -> half.  REFUSE = 1 calls the 310P-only ProposalConcat instead.
 #include "kernel_operator.h"
 
 struct TopkParams {
@@ -166,8 +166,9 @@ class KernelTopk {
         AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(0);
         AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(0);
         AscendC::DataCopy(int4Gm, q, N);  // count 128 of int4b_t: 128 bytes, both halves of q
-        AscendC::SetFlag<AscendC::HardEvent::MTE3_MTE2>(0);
-        AscendC::WaitFlag<AscendC::HardEvent::MTE3_MTE2>(0);
+        AscendC::PipeBarrier<PIPE_ALL>();
+        int4Gm.SetValue(2 * N - 1, int4Gm.GetValue(3));  // GM values: the last CEIL value becomes RINT value 3
+        AscendC::PipeBarrier<PIPE_ALL>();
         AscendC::LocalTensor<AscendC::int4b_t> back = tmpBuf.Get<AscendC::int4b_t>();
         AscendC::DataCopy(back, int4Gm, N / 2);  // the RINT half only: 64 bytes
         AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(0);
