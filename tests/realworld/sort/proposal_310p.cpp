@@ -1,5 +1,5 @@
 // Issue 21, the sort family on 310P in the style of the older (TIK C++ era) samples (tests/realworld/test_rw_sort.py):
-// `using namespace tik2;` and the kernel class inside `namespace tik2 { ... }`.  64 half scores become region
+// `using namespace tik2;`, `tik2::LocalTensor` and the kernel class inside `namespace tik2 { ... }`.  64 half scores become region
 // proposals (ProposalConcat of the scores and of their labels), RpSort16 sorts each 16, MrgSort4 merges the four
 // lists, ProposalExtract takes scores and labels back out.  The same through the helpers (Concat, Sort<half, true>,
 // Extract: the uint32 index split over y1 / label), a merge that stops when a list is used up (MrgSort<half, true>,
@@ -73,7 +73,7 @@ class KernelProposalSort {
     }
 
   private:
-    __aicore__ inline void Emit(const LocalTensor<uint8_t>& src, uint32_t offset, uint32_t bytes)
+    __aicore__ inline void Emit(const tik2::LocalTensor<uint8_t>& src, uint32_t offset, uint32_t bytes)
     {
         SetFlag<HardEvent::V_MTE3>(0);
         WaitFlag<HardEvent::V_MTE3>(0);

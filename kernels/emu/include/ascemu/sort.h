@@ -35,10 +35,7 @@
 
 namespace AscendC {
 
-#ifndef ASCEMU_MRG_SORT_ELEMENT_LEN_DEFINED
-#define ASCEMU_MRG_SORT_ELEMENT_LEN_DEFINED
 constexpr int32_t MRG_SORT_ELEMENT_LEN = 4;
-#endif
 
 // As CANN's include/basic_api/kernel_struct_proposal.h.
 struct MrgSort4Info {
@@ -175,7 +172,9 @@ inline void merge(const char* api, const AscendC::LocalTensor<T>& dst, const Asc
                  jd("repeatTimes", R));
     }
     const uint64_t step = total * item_bytes;
-    uint8_t* d = ub_operand(c, dst.v_, (size_t)(step * R), UB_W, loc, "dst", dst_align);
+    // dst: the pipe model sees the whole span; the written shadow only what the merge wrote (a suspended merge
+    // stops early)
+    uint8_t* d = ub_operand(c, dst.v_, (size_t)(step * R), UB_PW, loc, "dst", dst_align);
     const uint8_t* s[4] = {nullptr, nullptr, nullptr, nullptr};
     static const char* roles[4] = {"src1", "src2", "src3", "src4"};
     for (int k = 0; k < 4; ++k) {
@@ -209,6 +208,7 @@ inline void merge(const char* api, const AscendC::LocalTensor<T>& dst, const Asc
             ++at[best];
         }
         std::memcpy(d + (uint64_t)r * step, out.data(), w);
+        c->ubw.set(dst.v_.off + (uint64_t)r * step, dst.v_.off + (uint64_t)r * step + w);
         for (int k = 0; k < 4; ++k) sr[k] = (uint16_t)at[k];
     }
     if (nan_seen) nan_note(loc, api);
