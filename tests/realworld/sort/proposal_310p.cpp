@@ -1,10 +1,10 @@
 // Issue 21, the sort family on 310P in the style of the older (TIK C++ era) samples (tests/realworld/test_rw_sort.py):
 // `using namespace tik2;`, `tik2::LocalTensor` and the kernel class inside `namespace tik2 { ... }`.  64 half scores
 // become region proposals (ProposalConcat of the scores and of their labels), RpSort16 sorts each 16, MrgSort4 merges
-// the four lists, ProposalExtract takes scores and labels back out.  The same through the helpers (Concat, Sort<half, true>,
-// Extract: the uint32 index split over y1 / label), a merge that stops when a list is used up (MrgSort<half, true>,
-// GetMrgSortResult), and an int4 quantisation (Cast half -> int4b_t, CAST_NONE: the only mode 310P has) copied to GM
-// packed.  REFUSE = 1 calls the 910B-only Sort32 instead.
+// the four lists, ProposalExtract takes scores and labels back out.  The same through the helpers (Concat,
+// Sort<half, true>, Extract: the uint32 index split over y1 / label), a merge that stops when a list is used up
+// (MrgSort<half, true>, GetMrgSortResult), and an int4 quantisation (Cast half -> int4b_t, CAST_NONE: the only mode
+// 310P has) copied to GM packed.  REFUSE = 1 calls the 910B-only Sort32 instead.
 #include "kernel_operator.h"
 using namespace tik2;
 
