@@ -4,7 +4,8 @@
 // (Sort<float, true> + Extract), a merge that stops when a list is used up (MrgSort<float, true> + GetMrgSortResult),
 // Sort32 of half scores (the 8-byte structure with 2 reserved bytes), and an int4 quantise / dequantise:
 // Cast half -> int4b_t (CAST_RINT, count form, and CAST_CEIL in the mask form of CANN's Cast page), DataCopy of the
-// packed bytes to GM and back, GetValue / SetValue of single values in UB and GM, Cast int4b_t -> half.  REFUSE = 1 calls the 310P-only ProposalConcat instead.
+// packed bytes to GM and back, GetValue / SetValue of single values in UB and GM, Cast int4b_t -> half.
+// REFUSE = 1 calls the 310P-only ProposalConcat instead.
 #include "kernel_operator.h"
 
 struct TopkParams {
