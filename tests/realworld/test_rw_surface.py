@@ -9,7 +9,7 @@ The kernels are in surface/ (our own, in those styles):
 - surface_faults.cpp: one misuse of those APIs per `mode` (a scalar parameter), each reported at its line.
 - refused_reinterpret.cpp, own_main.cpp: compile-only checks (GlobalTensor::ReinterpretCast refused on both chips;
   ASCEMU_MAIN of a two-argument template entry).
-- refused_names.cpp: compile-only, names that exist but whose use is refused (tensors of int4b_t, Matmul and
+- refused_names.cpp: compile-only, names that exist but whose use is refused (arithmetic on int4b_t tensors, Matmul and
   REGIST_MATMUL_OBJ from lib/matmul_intf.h, Fill of a dtype it lacks), and their accepted uses.
 - custom_bufpool.cpp: compile-only, a user-defined TBufPool (EXTERN_IMPL_BUFPOOL) refused at its line.
 - opnn_scale_add.cpp + op_host/scale_add_tiling.h: an ops-nn-style bare GET_TILING_DATA whose struct is defined in an
@@ -196,7 +196,7 @@ def test_global_tensor_reinterpret_cast_is_refused(platform: str) -> None:
 
 
 REFUSED_NAMES = {  # REFUSE: (the tagged line, what the message says)
-    1: ("int4-tensor", "LocalTensor<int4b_t>: tensors of int4b_t are not emulated: no vector instruction"),
+    1: ("int4-tensor", "Adds: this dtype is not supported on"),  # no vector arithmetic on int4b_t (issue 21)
     2: ("matmul", "AscendC::Matmul: Matmul runs on the cube unit, which is outside the emulator"),
     3: ("regist", "REGIST_MATMUL_OBJ: Matmul runs on the cube unit, which is outside the emulator"),
     4: ("fill-int8", "Fill: this dtype is not supported on"),

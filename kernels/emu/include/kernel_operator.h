@@ -26,6 +26,16 @@
 #include "ascemu/sync.h"
 #include "ascemu/system.h"
 #include "ascemu/list_tensor.h"
+#include "ascemu/sort.h"
+#include "ascemu/int4.h"
+
+// `tik2`: the namespace of the Ascend C API in the TIK C++ era, which older samples still use three ways:
+// `using namespace tik2;`, `tik2::LocalTensor<half>`, and their kernel classes written inside `namespace tik2 { ... }`.
+// CANN's header text of that time is not public; [CHOICE] a real namespace that sees every AscendC name through a
+// using-directive serves all three (a namespace alias `namespace tik2 = AscendC;` could not be reopened).
+namespace tik2 {
+using namespace AscendC;
+}  // namespace tik2
 
 namespace ascemu {
 // Declares [ptr, ptr+bytes) a user-level GM sync-flag region: exempt from race checks; reads acquire.

@@ -17,8 +17,8 @@ extern "C" __global__ __aicore__ void refused_names(GM_ADDR x, GM_ADDR workspace
 #if REFUSE == 1
     AscendC::TBuf<AscendC::TPosition::VECCALC> buf;
     pipe.InitBuffer(buf, 256);
-    AscendC::LocalTensor<AscendC::int4b_t> packed = buf.Get<AscendC::int4b_t>();  // LINE:int4-tensor
-    AscendC::Adds(packed, packed, q, 64);
+    AscendC::LocalTensor<AscendC::int4b_t> packed = buf.Get<AscendC::int4b_t>();  // packed int4b_t tensors exist
+    AscendC::Adds(packed, packed, q, 64);  // LINE:int4-tensor
 #elif REFUSE == 2
     AscendC::Matmul<AType, AType, AType> mm;  // LINE:matmul
     (void)mm;

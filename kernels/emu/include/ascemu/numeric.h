@@ -82,6 +82,7 @@ constexpr unsigned cast_modes(Platform p) {
         else if constexpr (is_same_v<D, int16_t>) return p310 ? R : RFCAZ;
         else if constexpr (is_same_v<D, float>) return N;
         else if constexpr (is_same_v<D, int8_t> || is_same_v<D, uint8_t>) return p310 ? (F | C | A | Z | N) : (RFCAZ | N);
+        else if constexpr (is_same_v<D, AscendC::int4b_t>) return p310 ? N : (RFCAZ | N);  // vconv_f162s4{,r,f,c,a,z}
         else return 0;
     } else if constexpr (is_same_v<S, float>) {
         if constexpr (is_same_v<D, int32_t>) return RFCAZ;
@@ -95,6 +96,8 @@ constexpr unsigned cast_modes(Platform p) {
         else return 0;
     } else if constexpr (is_same_v<S, uint8_t> || is_same_v<S, int8_t>) {
         return is_same_v<D, half> ? N : 0;
+    } else if constexpr (is_same_v<S, AscendC::int4b_t>) {
+        return is_same_v<D, half> && !p310 ? N : 0;  // vconv_s42f16: dav_c220 only
     } else if constexpr (is_same_v<S, int16_t>) {
         if constexpr (is_same_v<D, half>) return p310 ? N : (RFCAZ | N);
         else if constexpr (is_same_v<D, float>) return p310 ? 0 : N;
@@ -116,7 +119,7 @@ constexpr unsigned cast_modes(Platform p) {
 }  // namespace detail
 
 // Whether CANN has any Cast implementation for (D <- S) on the platform: the CastIntrinsicsImpl overloads of
-// dav_m200 / dav_c220 kernel_operator_vec_vconv_impl.h (int4b_t left out).  A pair without one does not compile
+// dav_m200 / dav_c220 kernel_operator_vec_vconv_impl.h.  A pair without one does not compile
 // with CANN; a pair with one can still be refused at run time (its overload reports "not supported").
 template <class T, class... A>
 inline constexpr bool is_any_v = (std::is_same_v<T, A> || ...);
@@ -133,7 +136,9 @@ constexpr bool cast_has_impl(Platform p) {
         (is_same_v<S, int64_t> && is_any_v<D, float, int32_t>);
     constexpr bool bf16 = (is_same_v<S, float> && is_same_v<D, bfloat16_t>) ||
                           (is_same_v<S, bfloat16_t> && is_any_v<D, float, int32_t>);
-    return common || (p == Platform::P910B && bf16);
+    constexpr bool int4_out = is_same_v<S, half> && is_same_v<D, AscendC::int4b_t>;  // both chips
+    constexpr bool int4_in = is_same_v<S, AscendC::int4b_t> && is_same_v<D, half>;   // 910B only
+    return common || int4_out || (p == Platform::P910B && (bf16 || int4_in));
 }
 
 template <class D, class S>
@@ -246,6 +251,16 @@ D cast_value(S x, RoundMode m, OverflowMode om, CastFlags& fl) {
         if (r >= (long double)hi) return hi;
         return D(r);
     }
+}
+
+// half -> int4b_t: the value rounded to an integer per mode (CAST_NONE as RINT), saturated to [-8, 7] ([DOC] Cast,
+// precision conversion rules: overflow saturates), NaN -> 0 (as every float -> integer Cast here).  The 4-bit result
+// is returned in an int8_t; packing two to a byte is the caller's.
+inline int8_t cast_half_to_int4(half x, RoundMode m) {
+    const float f = float(x);
+    if (f != f) return 0;
+    long double r = std::isfinite(f) ? detail::rnd_integral((long double)f, m) : (long double)f;
+    return r <= -8 ? int8_t(-8) : r >= 7 ? int8_t(7) : int8_t(r);
 }
 
 // ------------------------------------------------------------------------------------------

@@ -153,7 +153,7 @@ class TBuf {
   public:
     template <typename T>
     LocalTensor<T> Get(const std::source_location loc = std::source_location::current()) {
-        return Get<T>(len_ / (uint32_t)sizeof(T), loc);
+        return Get<T>(is_int4_v<T> ? len_ * 2 : len_ / (uint32_t)sizeof(T), loc);  // int4b_t: values, two a byte
     }
     template <typename T>
     LocalTensor<T> Get(const uint32_t len, const std::source_location loc = std::source_location::current()) {
@@ -164,12 +164,13 @@ class TBuf {
             diag("BUFFER_NOT_INITIALISED", Sev::Error, loc, "TBuf::Get on a TBuf that no InitBuffer set up", "{}");
             return t;
         }
-        if ((uint64_t)len * sizeof(T) > len_)
+        const uint32_t units = is_int4_v<T> ? len / 2 : len;  // CANN's kernel_tbuf_impl.h: len int4b_t = len / 2 bytes
+        if ((uint64_t)units * sizeof(T) > len_)
             diag("UB_TENSOR_OVERRUN", Sev::Error, loc,
-                 strf("TBuf::Get of %u elements (%zu bytes) from a %u-byte buffer", len, len * sizeof(T), len_),
+                 strf("TBuf::Get of %u elements (%zu bytes) from a %u-byte buffer", len, units * sizeof(T), len_),
                  jd("elements", len, "buffer_bytes", len_));
         const UbBuf& b = c->bufs[buf_];
-        t.v_ = UbView{b.lo, len, (int32_t)buf_, b.gen, (uint8_t)pos, (uint8_t)sizeof(T)};
+        t.v_ = UbView{b.lo, units, (int32_t)buf_, b.gen, (uint8_t)pos, (uint8_t)sizeof(T)};
         return t;
     }
     template <typename T>

@@ -146,9 +146,15 @@ template <typename T>
 class LocalTensor;
 
 // ------------------------------------------------------------------------------------------------ GlobalTensor
+// int4b_t tensors are packed two values a byte (element 2k in the low nibble of byte k): sizes and element offsets
+// count values, addresses bytes (offset / 2), as CANN's kernel_tensor_impl.h.  DataCopy of them moves count bytes on
+// 310P and 910B (CANN's DataCopy takes count / 32 blocks of 32 bytes for a 1-byte type), i.e. 2 * count values.
+template <typename T>
+inline constexpr bool is_int4_v = std::is_same_v<T, int4b_t>;
+
 template <typename T>
 class GlobalTensor {
-    static_assert(!std::is_same_v<T, int4b_t>, "GlobalTensor<int4b_t>: " ASCEMU_INT4_TENSOR_REFUSED);
+    static constexpr bool kNib = is_int4_v<T>;
 
   public:
     using PrimType = T;
@@ -169,8 +175,8 @@ class GlobalTensor {
         maybe_yield(c);
         T v;
         std::memset((void*)&v, 0xFF, sizeof(T));
-        const uint8_t* p = (const uint8_t*)(base_ + offset);
-        logical_check(offset, 1, loc);
+        const uint8_t* p = (const uint8_t*)(base_ + (kNib ? offset / 2 : offset));
+        value_check(offset, loc);
         gm_note_view(p, origin_);
         GmAccess a = gm_check(p, sizeof(T), false, sizeof(T), loc, "GlobalTensor::GetValue");
         c->tr.gm_get++;
@@ -179,6 +185,7 @@ class GlobalTensor {
             if (!dcache_read(c, p, sizeof(T), (void*)&v, loc)) std::memcpy((void*)&v, p, sizeof(T));
             gm_note_read(c, p, sizeof(T), loc, "GlobalTensor::GetValue");
         }
+        if constexpr (kNib) return T(uint32_t(v.storage >> (4 * (offset % 2))));
         return v;
     }
     void SetValue(const uint64_t offset, const T& value,
@@ -186,20 +193,25 @@ class GlobalTensor {
         using namespace ascemu;
         Core* c = api_enter("GlobalTensor::SetValue", loc);
         maybe_yield(c);
-        uint8_t* p = (uint8_t*)(base_ + offset);
-        logical_check(offset, 1, loc);
+        uint8_t* p = (uint8_t*)(base_ + (kNib ? offset / 2 : offset));
+        value_check(offset, loc);
         gm_note_view(p, origin_);
         GmAccess a = gm_check(p, sizeof(T), true, sizeof(T), loc, "GlobalTensor::SetValue");
         c->tr.gm_set++;
         if (a.ok == sizeof(T)) {
-            std::memcpy(p, (const void*)&value, sizeof(T));
-            dcache_write(c, p, (const void*)&value, sizeof(T));
+            T w = value;
+            if constexpr (kNib) {  // the other nibble of the byte stays
+                const unsigned sh = 4 * (offset % 2);
+                w.storage = uint8_t((*p & (0xF0u >> sh)) | ((value.storage & 0xFu) << sh));
+            }
+            std::memcpy(p, (const void*)&w, sizeof(T));
+            dcache_write(c, p, (const void*)&w, sizeof(T));
             gm_after_write(c, a, p, sizeof(T), false, loc, "GlobalTensor::SetValue");
         }
     }
     GlobalTensor operator[](const uint64_t offset) const {
         GlobalTensor g;
-        g.base_ = base_ + offset;
+        g.base_ = base_ + (kNib ? offset / 2 : offset);
         g.origin_ = origin_;
         g.size_ = size_ > offset ? size_ - offset : 0;
         g.logical_ = size_ ? true : logical_;
@@ -210,6 +222,7 @@ class GlobalTensor {
     // checked: an element outside every GM allocation is reported and the reference goes to a scratch element.
     __gm__ T& operator()(const uint64_t offset, const std::source_location loc = std::source_location::current()) const {
         using namespace ascemu;
+        static_assert(!kNib, "GlobalTensor<int4b_t>::operator(): a reference cannot name half a byte; use GetValue");
         if (!t_core) return base_[offset];
         api_enter("GlobalTensor::operator()", loc);
         logical_check(offset, 1, loc);
@@ -238,8 +251,9 @@ class GlobalTensor {
         return base_;
     }
     __gm__ T* GetPhyAddr(const uint64_t offset) const {
-        ascemu::gm_note_view(base_ + offset, origin_);
-        return base_ + offset;
+        __gm__ T* p = base_ + (kNib ? offset / 2 : offset);
+        ascemu::gm_note_view(p, origin_);
+        return p;
     }
     // CANN's signature; ascemu has no L2, so the hint changes nothing (CacheMode in api_types.h).
     template <CacheRwMode rwMode = CacheRwMode::RW>
@@ -248,8 +262,13 @@ class GlobalTensor {
     }
 
     // ascemu-internal
+    // offset and n in storage units of T, as the copies count them (bytes for int4b_t: 2 values each).
     void logical_check(uint64_t offset, uint64_t n, const std::source_location& loc) const {
-        if (size_ && offset + n > size_) ascemu::gm_logical_oob(offset, n, size_, loc);
+        const uint64_t k = kNib ? 2 : 1;
+        if (size_ && (offset + n) * k > size_) ascemu::gm_logical_oob(offset * k, n * k, size_, loc);
+    }
+    void value_check(uint64_t offset, const std::source_location& loc) const {  // one element
+        if (size_ && offset + 1 > size_) ascemu::gm_logical_oob(offset, 1, size_, loc);
     }
 
     __gm__ T* base_ = nullptr;
@@ -259,9 +278,10 @@ class GlobalTensor {
 };
 
 // ------------------------------------------------------------------------------------------------ LocalTensor
+// v_.size counts storage units of T (bytes for int4b_t); GetSize() counts values.
 template <typename T>
 class LocalTensor {
-    static_assert(!std::is_same_v<T, int4b_t>, "LocalTensor<int4b_t>: " ASCEMU_INT4_TENSOR_REFUSED);
+    static constexpr bool kNib = is_int4_v<T>;
 
   public:
     using PrimType = T;
@@ -291,9 +311,10 @@ class LocalTensor {
         T v;
         std::memset((void*)&v, 0xFF, sizeof(T));
         UbView e = v_;
-        e.off = v_.off + index * (uint32_t)sizeof(T);
+        e.off = v_.off + (kNib ? index / 2 : index * (uint32_t)sizeof(T));
         uint8_t* p = ub_operand(c, e, sizeof(T), UB_R, loc, "tensor", 1);
         if (p) std::memcpy((void*)&v, p, sizeof(T));
+        if constexpr (kNib) return T(uint32_t(v.storage >> (4 * (index % 2))));
         return v;
     }
     template <typename T1>
@@ -304,10 +325,14 @@ class LocalTensor {
         c->psv.cur = PX_S;
         c->tr.ub_set++;
         UbView e = v_;
-        e.off = v_.off + index * (uint32_t)sizeof(T);
+        e.off = v_.off + (kNib ? index / 2 : index * (uint32_t)sizeof(T));
         uint8_t* p = ub_operand(c, e, sizeof(T), UB_W, loc, "tensor", 1);
         if (p) {
             T v = static_cast<T>(value);
+            if constexpr (kNib) {  // read-modify-write of the byte: the other nibble stays (CANN's SetValue)
+                const unsigned sh = 4 * (index % 2);
+                v.storage = uint8_t((*p & (0xF0u >> sh)) | ((v.storage & 0xFu) << sh));
+            }
             std::memcpy(p, (const void*)&v, sizeof(T));
         }
     }
@@ -324,8 +349,9 @@ class LocalTensor {
 
     LocalTensor operator[](const uint32_t offset) const {
         LocalTensor r = *this;
-        r.v_.off = v_.off + offset * (uint32_t)sizeof(T);
-        r.v_.size = v_.size > offset ? v_.size - offset : 0;
+        const uint32_t units = kNib ? offset / 2 : offset;
+        r.v_.off = v_.off + units * (uint32_t)sizeof(T);
+        r.v_.size = v_.size > units ? v_.size - units : 0;
         return r;
     }
     template <typename U>
@@ -336,11 +362,11 @@ class LocalTensor {
         r.v_.elem = sizeof(U);
         return r;
     }
-    uint32_t GetSize() const { return v_.size; }
-    void SetSize(const uint32_t size) { v_.size = size; }
+    uint32_t GetSize() const { return kNib ? v_.size * 2 : v_.size; }
+    void SetSize(const uint32_t size) { v_.size = kNib ? size / 2 : size; }
     uint32_t GetLength() const { return v_.size * (uint32_t)sizeof(T); }
     uint64_t GetPhyAddr() const { return v_.off; }
-    uint64_t GetPhyAddr(const uint32_t offset) const { return v_.off + offset * sizeof(T); }
+    uint64_t GetPhyAddr(const uint32_t offset) const { return v_.off + (kNib ? offset / 2 : offset * sizeof(T)); }
     TPosition GetPosition() const { return (TPosition)v_.pos; }
     void SetUserTag(int32_t tag) { tag_ = tag; }
     int32_t GetUserTag() const { return tag_; }

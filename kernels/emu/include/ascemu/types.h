@@ -200,9 +200,9 @@ enum class RoundMode : int { CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CA
 
 // CANN's 4-bit signed integer (IntegerSubType<4, true> of impl/basic_api/utils/kernel_utils_constants.h): a byte
 // holding the low 4 bits of what it was built from, read back sign-extended as int8_t, compared as a 4-bit value.
-// Scalars behave as in CANN.  Tensors of it do not exist here (LocalTensor / GlobalTensor refuse it): no vector
-// instruction of 310P or 910B computes on int4b_t, and the packed layout of its tensors (two values a byte) that
-// Matmul and, on 910B, DataCopy and Cast to / from half use is not emulated.
+// Tensors of it are packed two values a byte, element 2k in the low nibble of byte k and 2k+1 in the high nibble
+// (LocalTensor / GlobalTensor GetValue / SetValue of cann/asc-devkit impl/basic_api/kernel_tensor_impl.h); see
+// tensor.h for sizes and offsets, and int4.h for Cast to / from half.
 struct int4b_t {
     static constexpr int kBits = 4;
     static constexpr bool kSigned = true;
@@ -224,11 +224,6 @@ struct int4b_t {
 };
 }  // namespace AscendC
 
-#define ASCEMU_INT4_TENSOR_REFUSED                                                                                 \
-    "tensors of int4b_t are not emulated: no vector instruction of 310P or 910B computes on int4b_t, and the "   \
-    "packed layout (two values a byte) that Matmul and, on 910B, DataCopy and Cast to / from half use is not "  \
-    "modelled; keep int4b_t to scalars"
-
 namespace ascemu {
 
 enum class Platform { P310, P910B };
@@ -244,6 +239,7 @@ template <class T>
 constexpr const char* dtype_name_of() noexcept {
     using U = std::remove_cv_t<T>;
     if constexpr (std::is_same_v<U, half>) return "half";
+    else if constexpr (std::is_same_v<U, AscendC::int4b_t>) return "int4";
     else if constexpr (std::is_same_v<U, bfloat16_t>) return "bfloat16";
     else if constexpr (std::is_same_v<U, float>) return "float";
     else if constexpr (std::is_same_v<U, double>) return "double";
