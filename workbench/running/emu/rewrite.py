@@ -4,7 +4,7 @@
 - the `<<<>>>` rewrite of a single-source program: every `kernel<<<blockDim, l2ctrl, stream>>>(args...)` becomes a
   call into the emulator's launch machinery (kernels/emu/include/ascemu/program.h);
 - `ASSERT` sites that only compile because CANN's device build expands ASSERT to nothing (`x = n ASSERT(n != 0);`,
-  `{ f(); ASSERT(ok) }`): a `;` is put where the device build's token stream has a statement boundary
+  `{ f(); ASSERT(ok) }`): the glued one becomes a checking term of the expression, the other gets its `;`
   (`assert_sites`).
 """
 
@@ -256,7 +256,7 @@ def _joining_operator(code: str, at: int) -> str:
         return "," if opening >= 0 and _word_before(code, j) not in _CONTROL else ""
     if c.isalnum() or c == "_":
         return "+" if _word_before(code, k) not in _NOT_AN_OPERAND else ""
-    if c in "]\"'" or (c in "+-" and k > 1 and code[k - 2] == c):  # a subscript, a literal, a postfix ++ / --
+    if c == "]" or (c in "+-" and k > 1 and code[k - 2] == c):  # a subscript, a postfix ++ / --
         return "+"
     return ""
 
