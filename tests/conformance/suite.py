@@ -218,6 +218,24 @@ IDIOMS: tuple[Idiom, ...] = (
         (r"\b(?:Binary|Unary)RepeatParams\b",),
     ),
     Idiom("assert", "`ASSERT` / `ascendc_assert`", (r"\b(?:ASSERT|ascendc_assert)\s*\(",)),
+    Idiom(
+        "assert-without-semicolon",
+        "`ASSERT` glued to the assignment before it, no `;` between (CANN's device build expands ASSERT to nothing)",
+        (r"(?<![=!<>])=(?!=)[^;{}()]*\w\s+ASSERT\s*\(",),
+    ),
+    Idiom(
+        "tiling-key-dtype",
+        "`TILING_KEY_IS(DT_FLOAT16)`: ge::DataType codes as tiling keys",
+        (r"\bTILING_KEY_IS\s*\(\s*DT_[A-Z0-9_]+\s*\)",),
+    ),
+    Idiom(
+        "unqualified-tiling-struct",
+        "the op_host tiling class (declared in `namespace optiling`) named unqualified, neither declared nor included",
+        (
+            r'\A(?![\s\S]*\b(?:struct|class)\s+\w+TilingData\b)(?![\s\S]*#include\s*"(?!kernel_operator\.h")[^"]*")',
+            r"(?<![:\w])[A-Z]\w*TilingData\b",
+        ),
+    ),
     Idiom("printf", "`AscendC::printf`", (r"\bAscendC::printf\s*\(",)),
     Idiom("float16-float32", "`float16_t` / `float32_t`", (r"\bfloat16_t\b", r"\bfloat32_t\b")),
     Idiom("half", "`half`", (r"\bhalf\b",)),
@@ -272,6 +290,8 @@ class Kernel:
     twin: bool = False
     rtol: float = 0.0
     tolerance: str = ""
+    defines: tuple[tuple[str, str], ...] = ()  # what the build is given, as CANN's operator build gives its kernels
+    include_dirs: tuple[str, ...] = ()  # relative to KERNEL_DIR
 
     @property
     def path(self) -> Path:
@@ -294,6 +314,7 @@ SoftplusTilingData = _struct("SoftplusTilingData", formerNum=u32, formerLength=u
 AddcmulTiling = _struct("AddcmulTiling", blockLength=u32, value=f32c)
 LayerNormTilingData = _struct("LayerNormTilingData", rowsPerCore=u32, epsilon=f32c)
 ChunkStatsTilingData = _struct("ChunkStatsTilingData", length=u32)
+ScaleFloorTilingData = _struct("ScaleFloorTilingData", blockLength=u32, tileNum=u32, scale=f32c, floor=f32c)
 
 F32 = np.float32
 
@@ -302,6 +323,11 @@ def _normal(
     rng: np.random.Generator, shape: int | tuple[int, ...], scale: float = 1.0, dtype: type = F32
 ) -> np.ndarray:
     return (rng.normal(0.0, scale, shape)).astype(dtype)
+
+
+def _scale_floor(x: np.ndarray, scale: np.generic, floor: np.generic) -> np.ndarray:
+    """Muls (the product rounded once to x's type: exact in float64 first) then Maxs."""
+    return np.maximum((x.astype(np.float64) * np.float64(scale)).astype(x.dtype), floor)
 
 
 def _rounded(values: np.ndarray) -> np.ndarray:
@@ -908,6 +934,38 @@ KERNELS: tuple[Kernel, ...] = (
                 lambda a: Launch(4, ("x", "gamma", "beta", "y"), 32, LayerNormTilingData(32, 2**-8)),
             ),
         ),
+    ),
+    Kernel(
+        "scale_floor",
+        "scale_floor.cpp",
+        "scale_floor",
+        (P910,),
+        "op_kernel of an msOpGen operator project",
+        (
+            "extern-c-aicore",
+            "workspace-tiling",
+            "tiling-key",
+            "tiling-key-dtype",
+            "unqualified-tiling-struct",
+            "tque-double-buffer",
+            "pipe-barrier-v",
+            "Muls",
+            "Maxs",
+            "assert",
+            "assert-without-semicolon",
+            "half",
+        ),
+        tuple(
+            Case(
+                name,
+                lambda rng, dtype=dtype: {"x": _normal(rng, 4 * 2 * 2 * 256, 2, dtype)},
+                lambda a, dtype=dtype: {"y": _scale_floor(a["x"], dtype(1.375), dtype(-0.75))},
+                lambda a, key=key: Launch(4, ("x", "y"), 32, ScaleFloorTilingData(2 * 2 * 256, 2, 1.375, -0.75), key),
+            )
+            for name, dtype, key in (("half DT_FLOAT16", np.float16, 1), ("float DT_FLOAT", F32, 0))
+        ),
+        defines=(("ASCEMU_TILING_STRUCT", "ScaleFloorTilingData"), ("ASCEMU_TILING_HEADER", '"scale_floor_tiling.h"')),
+        include_dirs=("op_host",),
     ),
 )
 

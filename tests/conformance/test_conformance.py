@@ -61,7 +61,8 @@ def builds(request: pytest.FixtureRequest) -> dict[tuple[str, str], Kernel | Bui
         try:
             if kernel.entry is None:
                 return build_program(kernel.path, soc, opt=OPT)
-            loaded = load(kernel.path, kernel.entry, soc, opt=OPT)
+            dirs = [suite.KERNEL_DIR / d for d in kernel.include_dirs]
+            loaded = load(kernel.path, kernel.entry, soc, defines=dict(kernel.defines), include_dirs=dirs, opt=OPT)
             loaded.built()
             return loaded
         except Exception as exc:  # the run that needs it reports it

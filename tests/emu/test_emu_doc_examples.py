@@ -42,7 +42,7 @@ REPO = HERE.parents[2]
 DOC_TABLE = REPO / "docs" / "doc-examples.md"
 
 SENTINEL = 0xA5  # dst byte for lanes a page shows as "undefined": the call must not touch them
-# name -> (numpy dtype, the DT_* code doc_kernel.cpp dispatches an example's T on; -1: an operand's type only)
+# name -> (numpy dtype, the CODE_* code doc_kernel.cpp dispatches an example's T on; -1: an operand's type only)
 DTYPES: dict[str, tuple[Any, int]] = {
     "half": (np.float16, 0),
     "float": (np.float32, 1),

@@ -12,7 +12,7 @@ using namespace AscendC;
 struct DocCall {
     char api[24];
     char form[24];
-    int32_t dtype;      // DT_* below
+    int32_t dtype;      // CODE_* below (not DT_*: kernel_operator.h defines those as macros, as CANN does)
     int32_t bytes[4];   // GM bytes of src0, src1, src2, dst (multiples of 32)
     uint64_t mask[2];   // mask[0] is the continuous-mode mask; both words are the bit-mode mask
     int32_t repeat;
@@ -22,7 +22,7 @@ struct DocCall {
     double scalar;
 };
 
-enum : int32_t { DT_HALF = 0, DT_FLOAT, DT_INT16, DT_UINT16, DT_INT32, DT_UINT32 };
+enum : int32_t { CODE_HALF = 0, CODE_FLOAT, CODE_INT16, CODE_UINT16, CODE_INT32, CODE_UINT32 };
 
 constexpr uint32_t kBufBytes = 32 * 1024;  // the largest example (ReduceSum, 8320 halves) fits with room
 
@@ -44,12 +44,12 @@ LocalTensor<T> as(const LocalTensor<uint8_t>& t) {
 }
 
 template <class T>
-constexpr int32_t dtype_code_v = std::is_same_v<T, half>       ? DT_HALF
-                                 : std::is_same_v<T, float>    ? DT_FLOAT
-                                 : std::is_same_v<T, int16_t>  ? DT_INT16
-                                 : std::is_same_v<T, uint16_t> ? DT_UINT16
-                                 : std::is_same_v<T, int32_t>  ? DT_INT32
-                                                               : DT_UINT32;
+constexpr int32_t dtype_code_v = std::is_same_v<T, half>       ? CODE_HALF
+                                 : std::is_same_v<T, float>    ? CODE_FLOAT
+                                 : std::is_same_v<T, int16_t>  ? CODE_INT16
+                                 : std::is_same_v<T, uint16_t> ? CODE_UINT16
+                                 : std::is_same_v<T, int32_t>  ? CODE_INT32
+                                                               : CODE_UINT32;
 
 // Calls f(T{}) for the DocCall dtype when it is one of Ts; false when the page uses no such dtype here.
 template <class... Ts, class F>

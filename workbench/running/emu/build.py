@@ -7,13 +7,16 @@ A kernel binary is made of up to three cached artifacts, each compiled once per 
   defines or tests a macro before that include is compiled from the headers, as is a -D the headers read: g++
   checks that itself);
 - the kernel's own translation unit: the driver with the kernel source force-included (kernels/emu/README.md,
-  mechanism A), so the driver sees the entry's real prototype.
+  mechanism A), so the driver sees the entry's real prototype.  A source with ASSERT sites that only CANN's device
+  build accepts is compiled from a rewritten copy in the cache (rewrite.py `assert_sites`, on the same lines, after a
+  `#line` naming the user's file); every other source is compiled where it is.
 The key of each covers exactly what the compiler read (cache.py); identical copies of a kernel in two folders share
 one binary, and what the binary reports names the caller's file (`Built.local`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -26,6 +29,7 @@ from ...core import resources
 from ...core._files import check_text_source
 from ...core.errors import InvalidInput, WorkbenchError
 from .cache import Built, CompileFailed, Unit, cache_root, compile_cached, ensure_file, file_digest, need
+from .rewrite import assert_sites, with_line_directive
 
 __all__ = ["PLATFORM_MACRO", "BuildError", "Built", "CompileError", "Variant", "build", "defines_of"]
 
@@ -101,7 +105,9 @@ _REQUIRED = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+):\s+requir
 
 def parse_errors(log: str, own_files: tuple[str, ...] = ()) -> tuple[CompileError, ...]:
     """g++'s errors in order, each at the user's line when it has one (`own_files`: the user's sources and headers;
-    empty: any file outside the emulator's folder)."""
+    empty: any file outside the emulator's folder). An error g++ reports inside an emulator header is placed where
+    the user's code caused it: the "required from here" line of a template instantiation, printed before the error,
+    or the "in expansion of macro" line of a macro the user's line expanded, printed after it."""
     emu = str(resources.emu_dir())
     own = {os.path.realpath(f) for f in own_files}
 
@@ -111,6 +117,7 @@ def parse_errors(log: str, own_files: tuple[str, ...] = ()) -> tuple[CompileErro
 
     out: list[CompileError] = []
     required: tuple[str, int, int] | None = None  # the user's line the current template context started from
+    unplaced: int | None = None  # index in `out` of an error still at an emulator header's line
     for line in log.splitlines():
         req = _REQUIRED.match(line)
         if req and is_own(req["file"]):
@@ -121,13 +128,23 @@ def parse_errors(log: str, own_files: tuple[str, ...] = ()) -> tuple[CompileErro
             continue
         if m["kind"] in ("error", "fatal error"):
             file, ln, col, origin = m["file"], int(m["line"]), int(m["col"]), ""
+            unplaced = None
             if not is_own(file) and required is not None:
                 origin = f"{Path(file).name}:{ln}"
                 file, ln, col = required
+            elif not is_own(file):
+                unplaced = len(out)
             out.append(CompileError(file, ln, col, m["msg"], _excerpt(file, ln), origin))
             required = None
         elif m["kind"] == "warning":
-            required = None
+            required = unplaced = None
+        elif unplaced is not None and m["msg"].startswith("in expansion of macro") and is_own(m["file"]):
+            header = out[unplaced]
+            file, ln = m["file"], int(m["line"])
+            out[unplaced] = CompileError(
+                file, ln, int(m["col"]), header.message, _excerpt(file, ln), f"{Path(header.file).name}:{header.line}"
+            )
+            unplaced = None
     return tuple(out)
 
 
@@ -197,7 +214,7 @@ def build(v: Variant, driver: Path | None = None) -> Built:
     runtime = _runtime(v) if driver is None else None
     separate = ["-DASCEMU_SEPARATE_RUNTIME"] if runtime else []
     needs = [u for u in (runtime, _precompiled_header(v, separate) if _takes_pch(v.sources[0]) else None) if u]
-    first, *rest = v.sources
+    first, *rest = (_as_compiled(s) for s in v.sources)
     args = [
         *v.flags(),
         *separate,
@@ -222,7 +239,20 @@ def build(v: Variant, driver: Path | None = None) -> Built:
     except CompileFailed as exc:
         if exc.unit is not unit:  # the emulator's own runtime or header: not the user's error
             raise BuildError(f"the emulator's {exc.unit.stem}", exc.log) from None
-        raise BuildError(f"{first.name} for {platform}", exc.log, tuple(str(s) for s in v.sources)) from None
+        raise BuildError(f"{v.sources[0].name} for {platform}", exc.log, tuple(str(s) for s in v.sources)) from None
+
+
+def _as_compiled(source: Path) -> Path:
+    """The file g++ reads for `source`: itself, or (when it has ASSERT sites only CANN's device build accepts) a
+    rewritten copy in the cache, named by its content, whose `#line` names `source`."""
+    text = source.read_text(encoding="utf-8", errors="replace")
+    fixed = assert_sites(text)
+    if fixed == text:
+        return source
+    unit = with_line_directive(fixed, str(source))
+    copy = cache_root() / "units" / hashlib.sha256(unit.encode()).hexdigest()[:32] / source.name
+    ensure_file(copy, unit)
+    return copy
 
 
 # The runtime and the header are compiled from the emulator's folder only: their keys never depend on a kernel.

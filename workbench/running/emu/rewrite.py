@@ -1,6 +1,11 @@
-"""The `<<<>>>` rewrite of a single-source program: every `kernel<<<blockDim, l2ctrl, stream>>>(args...)` becomes
-a call into the emulator's launch machinery (kernels/emu/include/ascemu/program.h), on the same lines, after a
-`#line` directive naming the user's file, so every diagnostic and compiler message points at the user's source.
+"""Source rewrites that make g++ read a user's file the way CANN's compiler does, on the same lines, after a
+`#line` directive naming the user's file, so every diagnostic and compiler message points at the user's source:
+
+- the `<<<>>>` rewrite of a single-source program: every `kernel<<<blockDim, l2ctrl, stream>>>(args...)` becomes a
+  call into the emulator's launch machinery (kernels/emu/include/ascemu/program.h);
+- `ASSERT` sites that only compile because CANN's device build expands ASSERT to nothing (`x = n ASSERT(n != 0);`,
+  `{ f(); ASSERT(ok) }`): the glued one becomes a checking term of the expression, the other gets its `;`
+  (`assert_sites`).
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from dataclasses import dataclass
 
 from ...core.errors import InvalidInput
 
-__all__ = ["LaunchSite", "instantiated", "rewrite_launches"]
+__all__ = ["LaunchSite", "assert_sites", "instantiated", "rewrite_launches", "with_line_directive"]
 
 
 @dataclass(frozen=True)
@@ -172,8 +177,14 @@ def rewrite_launches(text: str, file: str) -> tuple[str, tuple[LaunchSite, ...]]
         sites.append(launch_site)
         pos = end
     out.append(text[pos:])
+    return with_line_directive(assert_sites(text="".join(out)), file), tuple(sites)
+
+
+def with_line_directive(text: str, file: str) -> str:
+    """`text` after a `#line 1` directive naming `file`: g++'s messages, __FILE__ and debug lines name the user's
+    source although the compiler reads a rewritten copy."""
     quoted = file.replace("\\", "\\\\").replace('"', '\\"')
-    return f'#line 1 "{quoted}"\n' + "".join(out), tuple(sites)
+    return f'#line 1 "{quoted}"\n' + text
 
 
 def instantiated(kernel: str, function: str) -> str:
@@ -189,3 +200,87 @@ def instantiated(kernel: str, function: str) -> str:
         if eq:
             bound[name.split()[-1]] = value
     return head + sep + re.sub(r"\b\w+\b", lambda m: bound.get(m.group(0), m.group(0)), args)
+
+
+# ------------------------------------------------------------------------------------------------ ASSERT sites
+# CANN's impl/basic_api/kernel_macros.h (cann/asc-devkit) defines ASSERT(x) as nothing in the device build
+# (ASCENDC_CPU_DEBUG unset) and as the C library's assert(x) in a CPU-debug build.  So the device build accepts an
+# ASSERT glued to the expression before it (`this->tileNum = tileNum ASSERT(tileNum != 0);`, which public op_kernel
+# files contain) and one with no `;` right before a `}`; CANN's CPU twin rejects both.  ascemu keeps the check: its
+# ASSERT (ascemu/kassert.h) is one if-else statement, which takes `ASSERT(x);`, `ASSERT(x) next();` and
+# `if (c) ASSERT(x); else ...` as written, and these two sites are rewritten:
+# - after an expression, `ASSERT(` becomes `+ASCEMU_ASSERT_TERM(` (after a call's `)`: `,ASCEMU_ASSERT_TERM(`, as
+#   the call may be void): a term that checks and leaves the expression's value unchanged, so the statement (and an
+#   unbraced `if` around it) keeps its extent; where the term cannot stand (a void call's value initialising a
+#   declaration, a bit-field) the build fails at the kernel's line, never silently;
+# - right before a `}`, the ASSERT gets the `;` that the device build does not need.
+_CONTROL = {"if", "while", "for", "switch", "ASSERT"}  # `(...)` after these is not an expression's end
+_NOT_AN_OPERAND = {"else", "do", "return", "case", "default", "goto", "throw", "co_return", "co_yield", "new", "delete"}
+ASSERT_TERM = "ASCEMU_ASSERT_TERM"
+
+
+def _word_before(code: str, end: int) -> str:
+    k = end
+    while k > 0 and (code[k - 1].isalnum() or code[k - 1] == "_"):
+        k -= 1
+    return code[k:end]
+
+
+def _open_of(code: str, close: int) -> int:
+    """Index of the `(` matching the `)` at code[close] (-1 when unbalanced)."""
+    depth = 0
+    for k in range(close, -1, -1):
+        if code[k] == ")":
+            depth += 1
+        elif code[k] == "(":
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
+def _joining_operator(code: str, at: int) -> str:
+    """The operator that joins an ASSERT at `at` to the expression the code before it ends ("+", or "," after a
+    call's `)`); "" when the code before `at` ends no expression (the ASSERT starts a statement)."""
+    k = at
+    while k > 0 and code[k - 1].isspace():
+        k -= 1
+    if k == 0:
+        return ""
+    c = code[k - 1]
+    if c == ")":
+        opening = _open_of(code, k - 1)
+        j = opening
+        while j > 0 and code[j - 1].isspace():
+            j -= 1
+        return "," if opening >= 0 and _word_before(code, j) not in _CONTROL else ""
+    if c.isalnum() or c == "_":
+        return "+" if _word_before(code, k) not in _NOT_AN_OPERAND else ""
+    if c == "]" or (c in "+-" and k > 1 and code[k - 2] == c):  # a subscript, a postfix ++ / --
+        return "+"
+    return ""
+
+
+def assert_sites(text: str) -> str:
+    """`text` with its device-build-only ASSERT sites made C++ (see above), on the same lines. Only `text` itself:
+    a header it includes keeps its sites."""
+    code = _masked(text)
+    edits: list[tuple[int, int, str]] = []  # (start, end, replacement) in `text`
+    for m in re.finditer(r"(?<![A-Za-z0-9_])ASSERT\s*\(", code):
+        if _in_directive(text, m.start()):
+            continue
+        close = _close(code, m.end() - 1, "(", ")")
+        if close < 0:
+            continue
+        joining = _joining_operator(code, m.start())
+        if joining:
+            edits.append((m.start(), m.start() + len("ASSERT"), joining + ASSERT_TERM))
+            continue
+        after = close
+        while after < len(code) and code[after].isspace():
+            after += 1
+        if after < len(code) and code[after] == "}":
+            edits.append((close, close, ";"))
+    for start, end, replacement in sorted(edits, reverse=True):  # from the end: no edit moves a later one
+        text = text[:start] + replacement + text[end:]
+    return text

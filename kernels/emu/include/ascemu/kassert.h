@@ -9,11 +9,17 @@
 // Because the device build drops the macro, kernels also compile that write it with no `;` after it.  The
 // expansion is therefore one if-else statement whose else branch takes the next statement: `ASSERT(x);` ends in an
 // empty else branch, `ASSERT(x) next();` runs next() as that branch (always, since a failure never returns), and
-// `if (c) ASSERT(x); else other();` keeps its meaning.  Only an ASSERT without `;` right before a `}` is rejected.
+// `if (c) ASSERT(x); else other();` keeps its meaning.  The two sites no macro can serve (an ASSERT glued to the
+// expression before it, `n = m ASSERT(m != 0);`, and one right before a `}` with no `;`) are rewritten by the build
+// before g++ reads the kernel (workbench/running/emu/rewrite.py assert_sites): the first into
+// `n = m +ASCEMU_ASSERT_TERM(m != 0);` (after a call, `,ASCEMU_ASSERT_TERM(...)`), a term that checks and leaves the
+// expression's value unchanged; the second gets its `;`.  CANN's CPU-debug build rejects both (assert(x) is an
+// expression that cannot follow another); its device build compiles them with ASSERT gone.
 #pragma once
 #include <cstdio>
 #include <cstdlib>
 #include <source_location>
+#include <utility>
 
 #include "ascemu/runtime.h"
 
@@ -21,12 +27,31 @@ namespace ascemu {
 
 [[noreturn]] ASCEMU_DECL void assert_failed(const char* expression, const SL& loc);
 
+// The check of an ASSERT glued to an expression: `value + term` and `value , term` are `value` itself (a void value
+// takes the built-in comma).
+struct AssertTerm {
+    AssertTerm(bool ok, const char* expression, const SL& loc) {
+        if (!ok) assert_failed(expression, loc);
+    }
+};
+template <class T>
+T operator+(T&& value, const AssertTerm&) {
+    return std::forward<T>(value);
+}
+template <class T>
+T operator,(T&& value, const AssertTerm&) {
+    return std::forward<T>(value);
+}
+
 }  // namespace ascemu
 
 #ifndef ASSERT
 #define ASSERT(expr) \
     if (!static_cast<bool>(expr)) ::ascemu::assert_failed(#expr, std::source_location::current()); else
 #endif
+
+#define ASCEMU_ASSERT_TERM(expr) \
+    ::ascemu::AssertTerm(static_cast<bool>(expr), #expr, std::source_location::current())
 
 #if ASCEMU_WITH_IMPL
 #include "ascemu/impl/kassert_impl.h"

@@ -284,6 +284,14 @@ using ascemu_tiling_t = ::ascemu::TilingStructNotRegistered;
 #ifdef ASCEMU_TILING_HEADER
 #include ASCEMU_TILING_HEADER
 #endif
+// CANN's operator build force-includes (-include) a header it generates from the op's registered tiling classes
+// (cann/asc-devkit tools/build/asc_op_compile_base/asc_op_compiler/get_op_tiling.py, get_dynamic_tiling_struct and
+// compile_op.py): each class is declared at global scope under its own name, whatever namespace the op_host header
+// put it in (`namespace optiling` in msOpGen projects).  So op_kernel files name it unqualified.  ascemu declares it
+// where the op_host header does and makes the names of `optiling` visible at global scope, which lets a kernel write
+// both `TilingData` and `optiling::TilingData`.
+namespace optiling {}
+using namespace optiling;
 
 #define ascendc_assert(cond, ...)                                                                                \
     do {                                                                                                         \
