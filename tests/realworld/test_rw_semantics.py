@@ -5,8 +5,9 @@ tensor and selects with it in Select's tensor-tensor and tensor-scalar modes.  C
 ASCENDC_ASSERT only (compiled out of the device build), so the device reads the int8_t tensor's bits: ascemu must do
 the same and warn (UNSUPPORTED_DTYPE, warning) at the two Select lines, and report nothing else.  The kernel takes its
 event IDs from the pipe and stores what FetchEventID returned, which must be CANN's lowest free ID (sff0 of the
-pool's occupied bits).  Its probe 1 runs the two Compare rules CANN only asserts: int32_t with CMPMODE::LT (the
-int32_t instruction compares for equality) and a count whose bytes are no multiple of 256 (whole repeats only).
+pool's occupied bits).  Its probe 1 runs three rules CANN only asserts: Compare of int32_t with CMPMODE::LT (the
+int32_t instruction compares for equality), a Compares count whose bytes are no multiple of 256 (whole repeats
+only) and a WholeReduceMax repeatTime above 255 (the 8-bit repeat field keeps its low bits).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def found(run: KernelRun) -> set[tuple[str, str, int]]:
 
 @pytest.fixture(scope="module")
 def kernel() -> Kernel:
-    return load(SOURCE, "masked_fill", "Ascend910B1", opt="-O1")
+    return load(SOURCE, "masked_fill", "Ascend910B1", opt="-O0")
 
 
 @pytest.fixture(scope="module")
@@ -93,12 +94,12 @@ def test_fetch_event_id_hands_out_the_lowest_free_id(operator_run) -> None:
     assert a["ids"].reshape(CORES, 8).tolist() == [[0, 1, 1, 0, 2, 0, 0, 0]] * CORES
 
 
-def test_compare_rules_cann_only_asserts_run_with_the_device_semantics(kernel: Kernel) -> None:
+def test_compare_and_reduce_rules_cann_only_asserts_run_with_the_device_semantics(kernel: Kernel) -> None:
     rng = np.random.default_rng(8)
     x = rng.normal(0, 4, 128).astype(np.float32)
     y = rng.normal(0, 4, 128).astype(np.float32)
     y[::3] = x[::3]  # equal bit patterns: where the int32_t "LT" compare (an EQ on the device) is true
-    z = np.zeros(16, np.float32)
+    z = np.zeros(32, np.float32)
     run = kernel[1](
         In(x), In(y), Out(z, fill=0), In(np.zeros(16, np.float32)), In(np.zeros(8, np.int32)), workspace=1024,
         tiling=MaskedFillTilingData(128, 128, 0.0, 1),
@@ -107,6 +108,7 @@ def test_compare_rules_cann_only_asserts_run_with_the_device_semantics(kernel: K
     expected = {
         ("UNSUPPORTED_DTYPE", "warning", line_of("compare-int32")),
         ("PARAM_RANGE", "warning", line_of("compares-tail")),
+        ("PARAM_RANGE", "warning", line_of("reduce-repeat")),
     }
     assert found(run) == expected, [str(d) for d in run.diagnostics]
     out = z.view(np.uint8)
@@ -114,4 +116,6 @@ def test_compare_rules_cann_only_asserts_run_with_the_device_semantics(kernel: K
     eq = np.packbits(x[:64].view(np.int32) == y[:64].view(np.int32), bitorder="little")
     np.testing.assert_array_equal(out[:32], np.concatenate([eq, untouched[8:]]))
     gt = np.packbits(x[:64] > 0, bitorder="little")  # 64 of the 100: the last 36 bits keep the 0xA5 fill
-    np.testing.assert_array_equal(out[32:], np.concatenate([gt, untouched[8:]]))
+    np.testing.assert_array_equal(out[32:64], np.concatenate([gt, untouched[8:]]))
+    assert z[16] == x[:64].max()  # repeatTime 257 ran one repeat ...
+    np.testing.assert_array_equal(out[68:], np.full(60, 0xA5, np.uint8))  # ... and wrote one value

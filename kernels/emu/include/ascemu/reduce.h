@@ -71,7 +71,11 @@ inline bool lanes_written(const Core* c, const UbView& src, const RepeatLanes& k
     }
     return true;
 }
-ASCEMU_DECL bool repeat_time_ok(int32_t repeatTime, const SL& loc, const char* api);
+// The repeats a grouped reduction runs: the instruction's repeat field is 8 bits (cann/asc-devkit
+// impl/c_api/instr_impl/npu_arch_2201/vector_compute_impl/asc_repeat_reduce_sum_impl.h: `uint8_t repeat`), and CANN
+// checks [0, 255] only in debug builds (CheckReduceBaseParams: CheckValueRange under ASCENDC_DEBUG / CPU debug,
+// impl/basic_api/kernel_operator_vec_reduce_intf_impl.h), so the device runs repeatTime modulo 256 (warning).
+ASCEMU_DECL int32_t device_repeat_time(int32_t repeatTime, const SL& loc, const char* api);
 
 template <class T>
 inline bool reduce_dtype(Core* c, const SL& loc, const char* api) {
@@ -344,9 +348,9 @@ inline void grouped_reduce(const char* api, const LocalTensor<T>& dst, const Loc
                            uint32_t dst_align, const std::source_location& loc, DstExt dst_ext, Results results) {
     using namespace ascemu;
     Core* c = t_core;
-    if (!reduce_dtype<T>(c, loc, api) || !repeat_time_ok(repeatTime, loc, api)) return;
+    if (!reduce_dtype<T>(c, loc, api)) return;
     const int L = 256 / (int)sizeof(T);
-    const RepeatLanes k = repeat_lanes(m, L, repeatTime);
+    const RepeatLanes k = repeat_lanes(m, L, device_repeat_time(repeatTime, loc, api));
     if (k.repeats == 0) return;
     const uint8_t* s = ub_operand(
         c, src.v_, k.extent([&](int64_t R, int hi) { return mask_src_extent<T>(R, srcBlkStride, srcRepStride, hi); }),
