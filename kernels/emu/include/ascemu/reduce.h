@@ -380,9 +380,13 @@ inline void whole_reduce(const char* api, const LocalTensor<T>& dst, const Local
                          const int32_t srcRepStride, ReduceOrder order, const std::source_location& loc) {
     using namespace ascemu;
     constexpr bool isSum = kind == ReduceType::SUM;
+    // 310P: CANN checks the order (0..1) only in debug builds; WholeReduceMaxImpl / WholeReduceMinImpl issue the
+    // (index, value) vcmax / vcmin for every order but ORDER_VALUE_INDEX
+    // ([CODE] cann/asc-devkit impl/basic_api/kernel_operator_vec_reduce_intf_impl.h, dav_m200/..._reduce_impl.h).
     if (!isSum && kIs310P && (order == ReduceOrder::ORDER_ONLY_VALUE || order == ReduceOrder::ORDER_ONLY_INDEX)) {
-        unsupported_api(loc, api, " with ORDER_ONLY_VALUE/ORDER_ONLY_INDEX");
-        return;
+        device_runs_anyway("PARAM_RANGE", loc, strf("%s order %d: the 310P has ORDER_VALUE_INDEX and ORDER_INDEX_VALUE only", api, (int)order),
+                           "it writes (index, value) pairs, as ORDER_INDEX_VALUE", jd("order", (int)order));
+        order = ReduceOrder::ORDER_INDEX_VALUE;
     }
     const int L = 256 / (int)sizeof(T);
     const bool pair = !isSum && (order == ReduceOrder::ORDER_VALUE_INDEX || order == ReduceOrder::ORDER_INDEX_VALUE);
