@@ -7,7 +7,8 @@ the same and warn (UNSUPPORTED_DTYPE, warning) at the two Select lines, and repo
 event IDs from the pipe and stores what FetchEventID returned, which must be CANN's lowest free ID (sff0 of the
 pool's occupied bits).  Its probe 1 runs three rules CANN only asserts: Compare of int32_t with CMPMODE::LT (the
 int32_t instruction compares for equality), a Compares count whose bytes are no multiple of 256 (whole repeats
-only) and a WholeReduceMax repeatTime above 255 (the 8-bit repeat field keeps its low bits).
+only), a WholeReduceMax repeatTime above 255 (the 8-bit repeat field keeps its low bits) and GatherMask on int8_t
+tensors (gathered as 4-byte elements with a built-in pattern, as the pattern's elements with a pattern tensor).
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ def test_compare_and_reduce_rules_cann_only_asserts_run_with_the_device_semantic
     x = rng.normal(0, 4, 128).astype(np.float32)
     y = rng.normal(0, 4, 128).astype(np.float32)
     y[::3] = x[::3]  # equal bit patterns: where the int32_t "LT" compare (an EQ on the device) is true
-    z = np.zeros(32, np.float32)
+    z = np.zeros(128, np.float32)
     run = kernel[1](
         In(x), In(y), Out(z, fill=0), In(np.zeros(16, np.float32)), In(np.zeros(8, np.int32)), workspace=1024,
         tiling=MaskedFillTilingData(128, 128, 0.0, 1),
@@ -109,6 +110,8 @@ def test_compare_and_reduce_rules_cann_only_asserts_run_with_the_device_semantic
         ("UNSUPPORTED_DTYPE", "warning", line_of("compare-int32")),
         ("PARAM_RANGE", "warning", line_of("compares-tail")),
         ("PARAM_RANGE", "warning", line_of("reduce-repeat")),
+        ("UNSUPPORTED_DTYPE", "warning", line_of("gather-mask-pattern")),
+        ("UNSUPPORTED_DTYPE", "warning", line_of("gather-mask-tensor")),
     }
     assert found(run) == expected, [str(d) for d in run.diagnostics]
     out = z.view(np.uint8)
@@ -118,4 +121,11 @@ def test_compare_and_reduce_rules_cann_only_asserts_run_with_the_device_semantic
     gt = np.packbits(x[:64] > 0, bitorder="little")  # 64 of the 100: the last 36 bits keep the 0xA5 fill
     np.testing.assert_array_equal(out[32:64], np.concatenate([gt, untouched[8:]]))
     assert z[16] == x[:64].max()  # repeatTime 257 ran one repeat ...
-    np.testing.assert_array_equal(out[68:], np.full(60, 0xA5, np.uint8))  # ... and wrote one value
+    np.testing.assert_array_equal(out[68:128], np.full(60, 0xA5, np.uint8))  # ... and wrote one value
+    # GatherMask of int8_t: pattern 1 keeps the even uint32_t elements of y's first 256 bytes, ...
+    np.testing.assert_array_equal(z[32:64].view(np.uint32), y[:64].view(np.uint32)[0::2])
+    # ... a uint16_t pattern tensor (z's first 16 bytes) picks uint16_t elements of y's first 256 bytes
+    picks = np.unpackbits(out[:16], bitorder="little").astype(bool)
+    kept = y[:64].view(np.uint16)[picks]
+    np.testing.assert_array_equal(out[256 : 256 + 2 * kept.size].view(np.uint16), kept)
+    np.testing.assert_array_equal(out[256 + 2 * kept.size :], np.full(256 - 2 * kept.size, 0xA5, np.uint8))

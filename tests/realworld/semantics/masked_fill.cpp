@@ -6,8 +6,8 @@
 // CANN lists uint8_t..uint64_t for Select's mask and checks it with ASCENDC_ASSERT only, so on the device both Selects
 // read the int8_t tensor's bits.  The kernel also takes its event IDs from the pipe (AllocEventID / FetchEventID) and
 // stores what FetchEventID returned in `ids`, per core: [held, first, again, freed, queueHeld, 0, 0, 0].
-// Probe 1 runs three calls whose rules CANN only asserts, on x and y, into z's first 128 bytes: two Compare calls and
-// a WholeReduceMax with more than 255 repeats.
+// Probe 1 runs calls whose rules CANN only asserts, on x and y, into z's first 512 bytes: two Compare calls, a
+// WholeReduceMax with more than 255 repeats and two GatherMask calls on int8_t tensors.
 #include "kernel_operator.h"
 using namespace AscendC;
 
@@ -72,7 +72,9 @@ public:
     }
     // Probe 1: Compare of int32_t with LT (910B's int32_t instruction compares for equality), Compares over 100
     // floats (count * 4 bytes is no multiple of 256: the device compares 64 and leaves the other bits alone) and
-    // WholeReduceMax with repeatTime 257 (the 8-bit repeat field runs 1 repeat: one max, the next dst value kept).
+    // WholeReduceMax with repeatTime 257 (the 8-bit repeat field runs 1 repeat: one max, the next dst value kept),
+    // GatherMask of int8_t with built-in pattern 1 (gathered as uint32_t elements) and with a uint16_t pattern tensor
+    // (gathered as uint16_t elements; the pattern is the first 16 bytes of the Compare results above).
     __aicore__ inline void Probe()
     {
         CopyIn(0);
@@ -81,16 +83,22 @@ public:
         LocalTensor<float> zLocal = outQueueZ.AllocTensor<float>();
         LocalTensor<uint8_t> eqBits = zLocal.ReinterpretCast<uint8_t>();
         LocalTensor<uint8_t> tailBits = eqBits[32];
-        Duplicate(zLocal.ReinterpretCast<uint16_t>(), static_cast<uint16_t>(0xA5A5), 64);
+        Duplicate(zLocal.ReinterpretCast<uint16_t>(), static_cast<uint16_t>(0xA5A5), 256);
         PipeBarrier<PIPE_V>();
         Compare(eqBits, xLocal.ReinterpretCast<int32_t>(), yLocal.ReinterpretCast<int32_t>(), CMPMODE::LT, 64);  // LINE:compare-int32
         Compares(tailBits, xLocal, 0.0f, CMPMODE::GT, 100);  // LINE:compares-tail
         WholeReduceMax(zLocal[16], xLocal, 64, 257, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);  // LINE:reduce-repeat
+        PipeBarrier<PIPE_V>();
+        uint64_t kept = 0;
+        LocalTensor<int8_t> yBytes = yLocal.ReinterpretCast<int8_t>();
+        GatherMask(zLocal[32].ReinterpretCast<int8_t>(), yBytes, 1, false, 0, {1, 1, 8, 0}, kept);  // LINE:gather-mask-pattern
+        LocalTensor<uint16_t> pattern = eqBits.ReinterpretCast<uint16_t>();
+        GatherMask(zLocal[64].ReinterpretCast<int8_t>(), yBytes, pattern, false, 0, {1, 1, 8, 0}, kept);  // LINE:gather-mask-tensor
         outQueueZ.EnQue(zLocal);
         inQueueX.FreeTensor(xLocal);
         inQueueY.FreeTensor(yLocal);
         zLocal = outQueueZ.DeQue<float>();
-        DataCopy(zGm, zLocal, 32);
+        DataCopy(zGm, zLocal, 128);
         outQueueZ.FreeTensor(zLocal);
     }
 

@@ -952,7 +952,18 @@ inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, co
     using namespace ascemu;
     Core* c = api_enter("GatherMask", loc);
     rsvdCnt = 0;
-    if (!dtype_check<T>(sizeof(T) == 2 || sizeof(T) == 4, c, loc, "GatherMask")) return;
+    // Another element size: the dtype check is an assertion (ASCENDC_ASSERT / ASCENDC_DEBUG_ASSERT), and
+    // GatherMaskCal's plain `if (sizeof(T) == sizeof(uint16_t)) ... else` runs every other size as uint32_t elements
+    // ([CODE] cann/asc-devkit impl/basic_api/dav_c220 and dav_m200 kernel_operator_vec_gather_mask_impl.h).
+    if constexpr (sizeof(T) != 2 && sizeof(T) != 4) {
+        device_runs_anyway("UNSUPPORTED_DTYPE", loc,
+                           strf("GatherMask of %s (CANN lists 2- and 4-byte types)", dtype_name_v<T>),
+                           "it gathers dst and src0 as uint32_t elements", jd("dtype", dtype_name_v<T>));
+        GatherMask<uint32_t, mode>(dst.template ReinterpretCast<uint32_t>(), src0.template ReinterpretCast<uint32_t>(),
+                                   src1Pattern, reduceMode, mask, gatherMaskParams, rsvdCnt, loc);
+        return;
+    }
+    if (!dtype_check<T>(true, c, loc, "GatherMask")) return;
     const uint8_t top = kIs910B ? 7 : 6;
     if (src1Pattern < 1 || src1Pattern > top) {
         diag("PARAM_RANGE", Sev::Error, loc,
@@ -979,6 +990,19 @@ inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, co
     using namespace ascemu;
     Core* c = api_enter("GatherMask", loc);
     rsvdCnt = 0;
+    // T of another size than the pattern's: CANN checks the pair with an assertion only and runs dst and src0 as
+    // elements of the pattern's type (GatherMaskCal: reinterpret_cast<__ubuf__ U*>, same headers as above).
+    if constexpr ((sizeof(U) == 2 || sizeof(U) == 4) && sizeof(T) != sizeof(U)) {
+        device_runs_anyway("UNSUPPORTED_DTYPE", loc,
+                           strf("GatherMask of %s with a %s pattern (CANN lists %d-byte types for it)",
+                                dtype_name_v<T>, dtype_name_v<U>, (int)sizeof(U)),
+                           "it gathers dst and src0 as elements of the pattern's type",
+                           jd("dtype", dtype_name_v<T>, "pattern", dtype_name_v<U>));
+        using E = std::conditional_t<sizeof(U) == 2, uint16_t, uint32_t>;
+        GatherMask<E, U, mode>(dst.template ReinterpretCast<E>(), src0.template ReinterpretCast<E>(), src1Pattern,
+                               reduceMode, mask, gatherMaskParams, rsvdCnt, loc);
+        return;
+    }
     if (!dtype_check<T>(sizeof(T) == 2 || sizeof(T) == 4, c, loc, "GatherMask")) return;
     ascemu_detail::GatherMaskWalk w = ascemu_detail::gather_mask_walk<T>(reduceMode, mask, gatherMaskParams);
     if (w.repeats == 0) return;
