@@ -26,6 +26,7 @@ SOURCE = Path(__file__).resolve().parent / "semantics" / "masked_fill.cpp"
 CORES, TILE, TILES = 2, 512, 2
 N = CORES * TILE * TILES
 FILL = np.float32(-7.25)
+Outcome = tuple[KernelRun, dict[str, np.ndarray]]
 
 
 class MaskedFillTilingData(ctypes.Structure):
@@ -57,7 +58,7 @@ def kernel() -> Kernel:
 
 
 @pytest.fixture(scope="module")
-def operator_run(kernel: Kernel) -> tuple[KernelRun, dict[str, np.ndarray]]:
+def operator_run(kernel: Kernel) -> Outcome:
     rng = np.random.default_rng(21)
     x = rng.normal(0, 4, N).astype(np.float32)
     x[::97] = 0.0  # x > 0 is false at exactly 0
@@ -66,13 +67,18 @@ def operator_run(kernel: Kernel) -> tuple[KernelRun, dict[str, np.ndarray]]:
     z, w = np.zeros(N, np.float32), np.zeros(N, np.float32)
     ids = np.full(8 * CORES, -1, np.int32)
     run = kernel[CORES](
-        In(x), In(y), Out(z, fill=0), Out(w, fill=0), Out(ids, fill=0), workspace=1024,
+        In(x),
+        In(y),
+        Out(z, fill=0),
+        Out(w, fill=0),
+        Out(ids, fill=0),
+        workspace=1024,
         tiling=MaskedFillTilingData(N, TILE, FILL, 0),
     )
     return run, {"x": x, "y": y, "z": z, "w": w, "ids": ids}
 
 
-def test_select_with_an_int8_mask_reads_its_bits_as_the_device_does(operator_run) -> None:
+def test_select_with_an_int8_mask_reads_its_bits_as_the_device_does(operator_run: Outcome) -> None:
     run, a = operator_run
     assert run.exit_code == 0
     mask = a["x"] > 0
@@ -80,7 +86,7 @@ def test_select_with_an_int8_mask_reads_its_bits_as_the_device_does(operator_run
     np.testing.assert_array_equal(a["w"].view(np.uint32), np.where(mask, a["y"], FILL).view(np.uint32))
 
 
-def test_the_int8_mask_draws_one_warning_per_select_and_nothing_else(operator_run) -> None:
+def test_the_int8_mask_draws_one_warning_per_select_and_nothing_else(operator_run: Outcome) -> None:
     run, _ = operator_run
     expected = {("UNSUPPORTED_DTYPE", "warning", line_of(tag)) for tag in ("select-tensor", "select-scalar")}
     assert found(run) == expected, [str(d) for d in run.diagnostics]
@@ -88,8 +94,8 @@ def test_the_int8_mask_draws_one_warning_per_select_and_nothing_else(operator_ru
     assert "selMask of int8" in message and "CANN only asserts this" in message
 
 
-def test_fetch_event_id_hands_out_the_lowest_free_id(operator_run) -> None:
-    run, a = operator_run
+def test_fetch_event_id_hands_out_the_lowest_free_id(operator_run: Outcome) -> None:
+    _, a = operator_run
     # per core: AllocEventID holds 0; FetchEventID gives 1, and 1 again (it holds nothing); after ReleaseEventID 0;
     # with both VECOUT queues holding a V_MTE3 ID (0 and 1) it gives 2.
     assert a["ids"].reshape(CORES, 8).tolist() == [[0, 1, 1, 0, 2, 0, 0, 0]] * CORES
@@ -102,7 +108,12 @@ def test_compare_and_reduce_rules_cann_only_asserts_run_with_the_device_semantic
     y[::3] = x[::3]  # equal bit patterns: where the int32_t "LT" compare (an EQ on the device) is true
     z = np.zeros(128, np.float32)
     run = kernel[1](
-        In(x), In(y), Out(z, fill=0), In(np.zeros(16, np.float32)), In(np.zeros(8, np.int32)), workspace=1024,
+        In(x),
+        In(y),
+        Out(z, fill=0),
+        In(np.zeros(16, np.float32)),
+        In(np.zeros(8, np.int32)),
+        workspace=1024,
         tiling=MaskedFillTilingData(128, 128, 0.0, 1),
     )
     assert run.exit_code == 0
