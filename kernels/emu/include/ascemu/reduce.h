@@ -384,7 +384,9 @@ inline void whole_reduce(const char* api, const LocalTensor<T>& dst, const Local
     // (index, value) vcmax / vcmin for every order but ORDER_VALUE_INDEX
     // ([CODE] cann/asc-devkit impl/basic_api/kernel_operator_vec_reduce_intf_impl.h, dav_m200/..._reduce_impl.h).
     if (!isSum && kIs310P && (order == ReduceOrder::ORDER_ONLY_VALUE || order == ReduceOrder::ORDER_ONLY_INDEX)) {
-        device_runs_anyway("PARAM_RANGE", loc, strf("%s order %d: the 310P has ORDER_VALUE_INDEX and ORDER_INDEX_VALUE only", api, (int)order),
+        device_runs_anyway("PARAM_RANGE", loc,
+                           strf("%s order %d: the 310P has ORDER_VALUE_INDEX and ORDER_INDEX_VALUE only", api,
+                                (int)order),
                            "it writes (index, value) pairs, as ORDER_INDEX_VALUE", jd("order", (int)order));
         order = ReduceOrder::ORDER_INDEX_VALUE;
     }

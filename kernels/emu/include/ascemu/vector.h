@@ -1067,8 +1067,10 @@ template <typename T>
 inline bool compare_dtype(const char* api, CMPMODE& mode, ascemu::Core* c, const std::source_location& loc) {
     using namespace ascemu;
     if (kIs910B && std::is_same_v<T, int32_t> && mode != CMPMODE::EQ) {
-        device_runs_anyway("UNSUPPORTED_DTYPE", loc, strf("%s of int32_t supports CMPMODE::EQ only (mode %d)", api, (int)mode),
-                           "the int32_t instruction compares for equality, whatever the mode", jd("dtype", "int32", "mode", (int)mode));
+        device_runs_anyway("UNSUPPORTED_DTYPE", loc,
+                           strf("%s of int32_t supports CMPMODE::EQ only (mode %d)", api, (int)mode),
+                           "the int32_t instruction compares for equality, whatever the mode",
+                           jd("dtype", "int32", "mode", (int)mode));
         mode = CMPMODE::EQ;
         return true;
     }
@@ -1287,7 +1289,8 @@ inline bool select_prepare(ascemu::Core* c, SELMODE mode, const std::source_loca
         device_runs_anyway("UNSUPPORTED_DTYPE", loc,
                            strf("Select with a selMask of %s (CANN lists uint8/uint16/uint32/uint64)",
                                 dtype_name_v<U>),
-                           "the instruction reads the selMask bytes as bits", jd("dtype", dtype_name_v<U>, "operand", "selMask"));
+                           "the instruction reads the selMask bytes as bits",
+                           jd("dtype", dtype_name_v<U>, "operand", "selMask"));
     if ((int)mode > 2) {
         diag("PARAM_RANGE", Sev::Error, loc, strf("Select mode %d not in 0..2", (int)mode), jd("mode", (int)mode));
         return false;
