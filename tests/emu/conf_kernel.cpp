@@ -498,7 +498,7 @@ extern "C" __global__ __aicore__ void conf_kernel(GM_ADDR in, GM_ADDR out, GM_AD
         WholeReduceMax(d, x, 128, 1, 1, 1, 8);
         o.h(d.GetValue(0));
         o.i(d.ReinterpretCast<uint16_t>().GetValue(1));  // 0x0034
-        WholeReduceMax(d, x, 128, 1, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);  // LINE:36 P310: UNSUPPORTED_API
+        WholeReduceMax(d, x, 128, 1, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);  // LINE:36 P310: PARAM_RANGE warning
     }
     // ---------------------------------------------------------------- 50: mask-form reduction source extent
     // The source footprint ends at the highest enabled lane of the last repeat (§4.1, §4.7), not at 8 blocks:

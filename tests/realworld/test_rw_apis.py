@@ -190,9 +190,15 @@ def test_whole_reduce_only_index_is_a_uint32_on_910b(kernels: dict[str, Kernel])
     np.testing.assert_array_equal(out[:8].view(np.uint32), x.reshape(2, 128).argmin(axis=1))
 
 
-def test_whole_reduce_only_index_is_refused_on_310p(kernels: dict[str, Kernel]) -> None:
-    run, _, _ = launch(kernels["ascend310p"], "WHOLE_REDUCE_ONLY_INDEX", np.ones(256, np.float16), p0=128, p1=2)
-    refused_at_run_time(run, "WholeReduceMin")
+def test_whole_reduce_only_index_runs_as_index_value_on_310p(kernels: dict[str, Kernel]) -> None:
+    """CANN checks the order only in debug builds; the 310P's vcmin then writes (index, value) pairs (issue 21)."""
+    x = np.ones(256, np.float16)
+    x[[5, 128 + 9]] = -2
+    run, out, _ = launch(kernels["ascend310p"], "WHOLE_REDUCE_ONLY_INDEX", x, p0=128, p1=2)
+    warned = [d for d in run.diagnostics if d.kind == "PARAM_RANGE"]
+    assert run.exit_code == 0 and warned and warned[0].severity == "warning", loud(run)
+    assert "WholeReduceMin order" in warned[0].message
+    assert out[:8].view(np.uint16).tolist() == [5, 0xC000, 9, 0xC000]
 
 
 def _block_tree(v: np.ndarray) -> np.ndarray:
@@ -317,16 +323,17 @@ def test_fused_ops_accumulate_into_dst(kernels: dict[str, Kernel], platform: str
 
 
 # ------------------------------------------------------------------------------------------------ scatter
-def test_scatter_on_310p(kernels: dict[str, Kernel]) -> None:
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])  # int32: CANN lists it; ascemu refused it before issue 21
+def test_scatter_on_310p(kernels: dict[str, Kernel], dtype: type) -> None:
     n = 64
-    x = RNG.normal(size=n).astype(np.float32)
+    x = (RNG.normal(size=n) * 1000).astype(dtype)
     perm = RNG.permutation(n)
     offsets = (perm * 4).astype(np.uint32)
-    run, out, _ = launch(kernels["ascend310p"], "SCATTER", x, offsets, out_bytes=n * 4, n=n)
+    run, out, _ = launch(kernels["ascend310p"], "SCATTER", x, offsets, out_bytes=n * 4, n=n, p0=int(dtype is np.int32))
     clean(run)
-    expected = np.empty(n, np.float32)
+    expected = np.empty(n, dtype)
     expected[perm] = x
-    same(out.view(np.float32), expected)
+    np.testing.assert_array_equal(out.view(dtype), expected)
 
 
 def test_scatter_is_refused_at_run_time_on_910b(kernels: dict[str, Kernel]) -> None:

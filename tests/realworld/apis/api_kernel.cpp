@@ -103,7 +103,13 @@ class ApiCheck {
             case COPY_MASK: CopyMask(); break;
             case TRANSPOSE: TransposeBoth(); break;
             case FUSED: Fused(); break;
-            case SCATTER: Scatter(D<float>(), A<float>(), B<uint32_t>(), 0, c_.n); break;
+            case SCATTER:  // p0 1: int32_t, which CANN's ScatterCheck lists and the 310P's vscatter moves as 4 bytes
+                if (c_.p0 == 1) {
+                    Scatter(D<int32_t>(), A<int32_t>(), B<uint32_t>(), 0, c_.n);
+                } else {
+                    Scatter(D<float>(), A<float>(), B<uint32_t>(), 0, c_.n);
+                }
+                break;
             case SCALAR_CAST: ScalarCast(); break;
             case PAD_VALUE: PadValue(); break;
             case ATOMIC_MAX_MIN: AtomicMaxMin(); break;

@@ -331,7 +331,6 @@ class TPipe {
     uint32_t cursor_ = 0, pipe_bufs_ = 0;
     ascemu::Core* bound_ = nullptr;
     bool overflow_reported_ = false, toomany_reported_ = false;
-    uint8_t next_ev_[(int)HardEvent::MAX] = {};
 };
 
 // ------------------------------------------------------------------------------------------------ TBufPool

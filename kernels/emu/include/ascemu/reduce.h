@@ -71,7 +71,11 @@ inline bool lanes_written(const Core* c, const UbView& src, const RepeatLanes& k
     }
     return true;
 }
-ASCEMU_DECL bool repeat_time_ok(int32_t repeatTime, const SL& loc, const char* api);
+// The repeats a grouped reduction runs: the instruction's repeat field is 8 bits (cann/asc-devkit
+// impl/c_api/instr_impl/npu_arch_2201/vector_compute_impl/asc_repeat_reduce_sum_impl.h: `uint8_t repeat`), and CANN
+// checks [0, 255] only in debug builds (CheckReduceBaseParams: CheckValueRange under ASCENDC_DEBUG / CPU debug,
+// impl/basic_api/kernel_operator_vec_reduce_intf_impl.h), so the device runs repeatTime modulo 256 (warning).
+ASCEMU_DECL int32_t device_repeat_time(int32_t repeatTime, const SL& loc, const char* api);
 
 template <class T>
 inline bool reduce_dtype(Core* c, const SL& loc, const char* api) {
@@ -344,9 +348,9 @@ inline void grouped_reduce(const char* api, const LocalTensor<T>& dst, const Loc
                            uint32_t dst_align, const std::source_location& loc, DstExt dst_ext, Results results) {
     using namespace ascemu;
     Core* c = t_core;
-    if (!reduce_dtype<T>(c, loc, api) || !repeat_time_ok(repeatTime, loc, api)) return;
+    if (!reduce_dtype<T>(c, loc, api)) return;
     const int L = 256 / (int)sizeof(T);
-    const RepeatLanes k = repeat_lanes(m, L, repeatTime);
+    const RepeatLanes k = repeat_lanes(m, L, device_repeat_time(repeatTime, loc, api));
     if (k.repeats == 0) return;
     const uint8_t* s = ub_operand(
         c, src.v_, k.extent([&](int64_t R, int hi) { return mask_src_extent<T>(R, srcBlkStride, srcRepStride, hi); }),
@@ -376,9 +380,15 @@ inline void whole_reduce(const char* api, const LocalTensor<T>& dst, const Local
                          const int32_t srcRepStride, ReduceOrder order, const std::source_location& loc) {
     using namespace ascemu;
     constexpr bool isSum = kind == ReduceType::SUM;
+    // 310P: CANN checks the order (0..1) only in debug builds; WholeReduceMaxImpl / WholeReduceMinImpl issue the
+    // (index, value) vcmax / vcmin for every order but ORDER_VALUE_INDEX
+    // ([CODE] cann/asc-devkit impl/basic_api/kernel_operator_vec_reduce_intf_impl.h, dav_m200/..._reduce_impl.h).
     if (!isSum && kIs310P && (order == ReduceOrder::ORDER_ONLY_VALUE || order == ReduceOrder::ORDER_ONLY_INDEX)) {
-        unsupported_api(loc, api, " with ORDER_ONLY_VALUE/ORDER_ONLY_INDEX");
-        return;
+        device_runs_anyway("PARAM_RANGE", loc,
+                           strf("%s order %d: the 310P has ORDER_VALUE_INDEX and ORDER_INDEX_VALUE only", api,
+                                (int)order),
+                           "it writes (index, value) pairs, as ORDER_INDEX_VALUE", jd("order", (int)order));
+        order = ReduceOrder::ORDER_INDEX_VALUE;
     }
     const int L = 256 / (int)sizeof(T);
     const bool pair = !isSum && (order == ReduceOrder::ORDER_VALUE_INDEX || order == ReduceOrder::ORDER_INDEX_VALUE);

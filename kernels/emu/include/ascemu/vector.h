@@ -27,6 +27,17 @@ inline bool dtype_check(bool ok, Core* c, const SL& loc, const char* api) {
     return ok;
 }
 ASCEMU_DECL bool unsupported_api(const SL& loc, const char* api, const char* why = "");
+// A rule CANN states only as an assertion (ASCENDC_ASSERT / ASCENDC_DEBUG_ASSERT, compiled out of the device build:
+// [CODE] cann/asc-devkit impl/basic_api/kernel_log.h), so the device runs the instruction anyway.  ascemu runs it
+// with the device's semantics (`device_does`) and warns; it skips only what the device has no instruction for.
+// The audit of every such path: docs/emulator.md#where-cann-only-asserts.
+inline void device_runs_anyway(const char* kind, const SL& loc, const std::string& broken, const char* device_does,
+                               const std::string& details) {
+    diag(kind, Sev::Warning, loc,
+         broken + "; CANN only asserts this (compiled out of device builds), so the device runs it anyway: " +
+             device_does,
+         details);
+}
 
 ASCEMU_DECL bool count_ok(int64_t count, const SL& loc, const char* api);
 
@@ -941,7 +952,18 @@ inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, co
     using namespace ascemu;
     Core* c = api_enter("GatherMask", loc);
     rsvdCnt = 0;
-    if (!dtype_check<T>(sizeof(T) == 2 || sizeof(T) == 4, c, loc, "GatherMask")) return;
+    // Another element size: the dtype check is an assertion (ASCENDC_ASSERT / ASCENDC_DEBUG_ASSERT), and
+    // GatherMaskCal's plain `if (sizeof(T) == sizeof(uint16_t)) ... else` runs every other size as uint32_t elements
+    // ([CODE] cann/asc-devkit impl/basic_api/dav_c220 and dav_m200 kernel_operator_vec_gather_mask_impl.h).
+    if constexpr (sizeof(T) != 2 && sizeof(T) != 4) {
+        device_runs_anyway("UNSUPPORTED_DTYPE", loc,
+                           strf("GatherMask of %s (CANN lists 2- and 4-byte types)", dtype_name_v<T>),
+                           "it gathers dst and src0 as uint32_t elements", jd("dtype", dtype_name_v<T>));
+        GatherMask<uint32_t, mode>(dst.template ReinterpretCast<uint32_t>(), src0.template ReinterpretCast<uint32_t>(),
+                                   src1Pattern, reduceMode, mask, gatherMaskParams, rsvdCnt, loc);
+        return;
+    }
+    if (!dtype_check<T>(true, c, loc, "GatherMask")) return;
     const uint8_t top = kIs910B ? 7 : 6;
     if (src1Pattern < 1 || src1Pattern > top) {
         diag("PARAM_RANGE", Sev::Error, loc,
@@ -968,6 +990,19 @@ inline void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, co
     using namespace ascemu;
     Core* c = api_enter("GatherMask", loc);
     rsvdCnt = 0;
+    // T of another size than the pattern's: CANN checks the pair with an assertion only and runs dst and src0 as
+    // elements of the pattern's type (GatherMaskCal: reinterpret_cast<__ubuf__ U*>, same headers as above).
+    if constexpr ((sizeof(U) == 2 || sizeof(U) == 4) && sizeof(T) != sizeof(U)) {
+        device_runs_anyway("UNSUPPORTED_DTYPE", loc,
+                           strf("GatherMask of %s with a %s pattern (CANN lists %d-byte types for it)",
+                                dtype_name_v<T>, dtype_name_v<U>, (int)sizeof(U)),
+                           "it gathers dst and src0 as elements of the pattern's type",
+                           jd("dtype", dtype_name_v<T>, "pattern", dtype_name_v<U>));
+        using E = std::conditional_t<sizeof(U) == 2, uint16_t, uint32_t>;
+        GatherMask<E, U, mode>(dst.template ReinterpretCast<E>(), src0.template ReinterpretCast<E>(), src1Pattern,
+                               reduceMode, mask, gatherMaskParams, rsvdCnt, loc);
+        return;
+    }
     if (!dtype_check<T>(sizeof(T) == 2 || sizeof(T) == 4, c, loc, "GatherMask")) return;
     ascemu_detail::GatherMaskWalk w = ascemu_detail::gather_mask_walk<T>(reduceMode, mask, gatherMaskParams);
     if (w.repeats == 0) return;
@@ -1024,19 +1059,47 @@ inline bool cmp(T a, T b, CMPMODE m) {
         default: return std::is_integral_v<T> ? a != b : x != y;
     }
 }
+// The dtypes of Compare / Compares.  910B's int32_t has only vcmpv_eq / vcmpvs_eq: CANN's int32_t overload of
+// VcmpvIntrinsicsImpl / VcmpvsIntrinsicsImpl issues the EQ instruction whatever cmpMode says, and the mode check is an
+// ASCENDC_DEBUG_ASSERT ([CODE] cann/asc-devkit impl/basic_api/dav_c220/kernel_operator_vec_cmp_impl.h
+// CheckVcmpvDtype, "int32_t only support CMPMODE::EQ"), so another mode compares for equality; `mode` becomes EQ.
+template <typename T>
+inline bool compare_dtype(const char* api, CMPMODE& mode, ascemu::Core* c, const std::source_location& loc) {
+    using namespace ascemu;
+    if (kIs910B && std::is_same_v<T, int32_t> && mode != CMPMODE::EQ) {
+        device_runs_anyway("UNSUPPORTED_DTYPE", loc,
+                           strf("%s of int32_t supports CMPMODE::EQ only (mode %d)", api, (int)mode),
+                           "the int32_t instruction compares for equality, whatever the mode",
+                           jd("dtype", "int32", "mode", (int)mode));
+        mode = CMPMODE::EQ;
+        return true;
+    }
+    return dtype_check<T>(one_of_v<T, half, float> || (kIs910B && std::is_same_v<T, int32_t>), c, loc, api);
+}
+// The elements the count form compares: CANN runs count * sizeof(T) / 256 whole repeats (CompareCompute /
+// CompareScalarCompute on both chips); that the bytes are a multiple of 256 is an ASCENDC_DEBUG_ASSERT
+// ([CODE] cann/asc-devkit impl/basic_api/kernel_operator_vec_cmpsel_intf_impl.h Compare, dav_c220 / dav_m200
+// CompareCompute), so a tail is left uncompared and its dst bits keep what they held.
+template <typename T>
+inline uint32_t compare_count(const char* api, uint32_t count, const std::source_location& loc) {
+    using namespace ascemu;
+    const uint32_t whole = (uint32_t)((uint64_t)count * sizeof(T) / 256 * 256 / sizeof(T));
+    if (whole != count)
+        device_runs_anyway("PARAM_RANGE", loc,
+                           strf("%s requires count*sizeof(T) to be a multiple of 256 (count %u)", api, count),
+                           strf("it compares the first %u elements (whole repeats) and leaves the dst bits of the "
+                                "other %u unchanged",
+                                whole, count - whole)
+                               .c_str(),
+                           jd("count", count, "compared", whole));
+    return whole;
+}
 template <typename T, typename U, class G>
 inline void compare_impl(const char* api, const LocalTensor<U>& dst, const LocalTensor<T>& src0, CMPMODE mode,
                          uint32_t count, const std::source_location& loc, G get1) {
     using namespace ascemu;
     Core* c = t_core;
-    bool ok = one_of_v<T, half, float> || (kIs910B && std::is_same_v<T, int32_t> && mode == CMPMODE::EQ);
-    if (!dtype_check<T>(ok, c, loc, api)) return;
-    if ((count * sizeof(T)) % 256 != 0) {
-        diag("PARAM_RANGE", Sev::Error, loc,
-             strf("%s requires count*sizeof(T) to be a multiple of 256 (count %u); no effect", api, count),
-             jd("count", count));
-        return;
-    }
+    if (!compare_dtype<T>(api, mode, c, loc)) return;
     scratch_check(c, loc, api);
     const uint8_t* s = ub_operand(c, src0.v_, (size_t)count * sizeof(T), UB_R, loc, "src0");
     uint8_t* d = ub_operand(c, dst.v_, (count + 7) / 8, UB_W, loc, "dst");
@@ -1054,6 +1117,7 @@ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const
                     uint32_t count, ASCEMU_SL) {
     using namespace ascemu;
     Core* c = api_enter("Compare", loc);
+    count = ascemu_detail::compare_count<T>("Compare", count, loc);
     const uint8_t* s1 = ub_operand(c, src1.v_, (size_t)count * sizeof(T), UB_R, loc, "src1");
     if (!s1) return;
     ascemu_detail::compare_impl<T, U>("Compare", dst, src0, cmpMode, count, loc,
@@ -1063,6 +1127,7 @@ template <typename T, typename U>
 inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar, CMPMODE cmpMode,
                      uint32_t count, ASCEMU_SL) {
     ascemu::api_enter("Compares", loc);
+    count = ascemu_detail::compare_count<T>("Compares", count, loc);
     ascemu_detail::compare_impl<T, U>("Compares", dst, src0, cmpMode, count, loc, [src1Scalar](uint32_t) { return src1Scalar; });
 }
 
@@ -1075,8 +1140,7 @@ inline void compare_repeats(const char* api, const LocalTensor<U>& dst, ascemu::
                             uint8_t repeatTime, const std::source_location& loc, Get1 get1) {
     using namespace ascemu;
     Core* c = t_core;
-    bool ok = one_of_v<T, half, float> || (kIs910B && std::is_same_v<T, int32_t> && mode == CMPMODE::EQ);
-    if (!dtype_check<T>(ok, c, loc, api) || repeatTime == 0) return;
+    if (!compare_dtype<T>(api, mode, c, loc) || repeatTime == 0) return;
     scratch_check(c, loc, api);
     const uint32_t L = 256 / sizeof(T);
     Mask all;
@@ -1217,7 +1281,16 @@ template <typename T, typename U>
 inline bool select_prepare(ascemu::Core* c, SELMODE mode, const std::source_location& loc) {
     using namespace ascemu;
     if (!dtype_check<T>(one_of_v<T, half, float>, c, loc, "Select")) return false;
-    if (!dtype_check<U>(one_of_v<U, uint8_t, uint16_t, uint32_t, uint64_t>, c, loc, "Select")) return false;
+    // selMask's dtype: CANN lists uint8_t..uint64_t, but checks it only with ASCENDC_ASSERT, and the instruction
+    // takes selMask as bits (set_cmpmask(__ubuf__ void*), vsel's selMask operand, or its address in mode 2), so the
+    // device reads any tensor's bytes as the mask ([CODE] cann/asc-devkit impl/basic_api/dav_c220 and dav_m200
+    // kernel_operator_vec_cmpsel_impl.h VselImpl).  The data dtype T has half and float encodings only.
+    if constexpr (!one_of_v<U, uint8_t, uint16_t, uint32_t, uint64_t>)
+        device_runs_anyway("UNSUPPORTED_DTYPE", loc,
+                           strf("Select with a selMask of %s (CANN lists uint8/uint16/uint32/uint64)",
+                                dtype_name_v<U>),
+                           "the instruction reads the selMask bytes as bits",
+                           jd("dtype", dtype_name_v<U>, "operand", "selMask"));
     if ((int)mode > 2) {
         diag("PARAM_RANGE", Sev::Error, loc, strf("Select mode %d not in 0..2", (int)mode), jd("mode", (int)mode));
         return false;

@@ -407,7 +407,7 @@ inline void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
 }
 
 // ------------------------------------------------------------------------------------------------ Scatter
-// dst byte (dstBaseAddr + dstOffset[i]) <- src[i] ([DOC] Scatter: 310P AI Core; uint16_t, half, uint32_t, float).
+// dst byte (dstBaseAddr + dstOffset[i]) <- src[i] ([DOC] Scatter: 310P AI Core; 2- and 4-byte types).
 // The dav_c220 ScatterImpl reports "not supported" at run time.  Mask forms: lane i of repeat r reads src at
 // r * srcRepStride blocks + i and dstOffset[r * lanes + i].
 namespace ascemu_detail {
@@ -421,7 +421,10 @@ inline void scatter_impl(const LocalTensor<T>& dst, const LocalTensor<T>& src, c
         unsupported_api(loc, "Scatter");
         return;
     }
-    if (!dtype_check<T>(one_of_v<T, uint16_t, half, uint32_t, float>, c, loc, "Scatter")) return;
+    // CANN's ScatterCheck lists int16_t and int32_t too (an ASCENDC_ASSERT), and dav_m200's ScatterImpl issues
+    // vscatter for every 2- and 4-byte type, nothing for the others
+    // ([CODE] cann/asc-devkit impl/basic_api/kernel_operator_vec_scatter_intf_impl.h, dav_m200/..._scatter_impl.h).
+    if (!dtype_check<T>(sizeof(T) == 2 || sizeof(T) == 4, c, loc, "Scatter")) return;
     const uint32_t L = 256 / sizeof(T);
     std::vector<std::pair<uint64_t, uint64_t>> lanes;  // (src element, offset index)
     if (count_form)

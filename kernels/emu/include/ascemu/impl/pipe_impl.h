@@ -211,21 +211,19 @@ ASCEMU_DECL void TPipe::Reset() {
     pipe_bufs_ = 0;
 }
 
+// CANN's TPipe::FetchEventID is `sff0(eventPool_[evt].eventOccupy)`: the lowest ID that no AllocEventID (the
+// kernel's, or a queue's for its EnQue / FreeTensor flag) occupies.  It occupies nothing itself, and a pending SetFlag
+// on an ID does not occupy it, so two calls with no AllocEventID between them return the same ID
+// ([CODE] cann/asc-devkit impl/basic_api/kernel_tpipe_impl.h TPipe::FetchEventID; the bitmap is kernel_tpipe_base.h
+// `uint64_t eventOccupy`).  With all 8 IDs occupied sff0 finds bit 8 first: ID 8, which SetFlag refuses
+// (PARAM_RANGE), as CANN's device build, whose range assertion is compiled out, has no valid ID to give either.
 ASCEMU_DECL TEventID TPipe::FetchEventID(HardEvent evt) {
     ascemu::Core* c = ascemu::t_core;
     if (!c) return 0;
     int e = (int)evt;
     if (e < 0 || e >= (int)HardEvent::MAX) return 0;
-    // the next id that nobody holds and that has no pending SetFlag
-    const uint8_t held = c->live->ev_alloc[e] | c->live->ev_queue[e];
-    for (int i = 0; i < 8; ++i) {
-        int id = (next_ev_[e] + i) % 8;
-        if (c->live->ev_pending[e][id] == 0 && !((held >> id) & 1)) {
-            next_ev_[e] = (id + 1) % 8;
-            return (TEventID)id;
-        }
-    }
-    return 0;
+    const int id = ascemu::free_event_id(c, e);
+    return (TEventID)(id < 0 ? 8 : id);
 }
 
 ASCEMU_DECL void TPipe::bind(ascemu::Core* c, const std::source_location& loc) {

@@ -30,11 +30,13 @@ ASCEMU_DECL RepeatLanes repeat_lanes(const Mask& m, int L, int64_t repeatTime) {
     return k;
 }
 
-ASCEMU_DECL bool repeat_time_ok(int32_t repeatTime, const SL& loc, const char* api) {
-    if (repeatTime >= 0 && repeatTime <= 255) return true;
-    diag("PARAM_RANGE", Sev::Error, loc, strf("%s repeatTime %d not in [0,255]", api, repeatTime),
-         jd("repeatTime", repeatTime));
-    return false;
+ASCEMU_DECL int32_t device_repeat_time(int32_t repeatTime, const SL& loc, const char* api) {
+    const int32_t runs = (int32_t)(uint8_t)repeatTime;
+    if (runs != repeatTime)
+        device_runs_anyway("PARAM_RANGE", loc, strf("%s repeatTime %d not in [0,255]", api, repeatTime),
+                           strf("its 8-bit repeat field runs %d repeats", runs).c_str(),
+                           jd("repeatTime", repeatTime, "runs", runs));
+    return runs;
 }
 
 }  // namespace ascemu
