@@ -268,16 +268,15 @@ ASCEMU_DECL void crash_handler(int sig, siginfo_t* si, void* uctx) {
     process_exit(4);
 }
 
-namespace {
-// One sample at a time (the watchdog samples the cores one after another); `gen` pairs a reply with its request.
+// One sample at a time (the watchdog samples the cores one after another); `want`/`done` pair a reply with its
+// request.  Only the handler and sample_core use it.
 struct CoreSample {
     std::atomic<uint64_t> want{0}, done{0};
     uintptr_t pc = 0;
     int frames_n = 0;
     void* frames[64];
 };
-CoreSample g_core_sample;
-}  // namespace
+inline CoreSample g_core_sample;
 
 ASCEMU_DECL void sample_handler(int, siginfo_t*, void* uctx) {
     CoreSample& s = g_core_sample;
