@@ -83,7 +83,7 @@ def test_infinite_loop_times_out(launch):
     r = launch(8, timeout_s=1)
     assert r.rc == EXIT_DEADLOCK  # 3 = deadlock/timeout
     t = r.of("TIMEOUT")
-    assert t and t[0]["line"] == line("spin") and t[0]["severity"] == "fatal"
+    assert t and t[0]["line"] == line("spin") and t[0]["severity"] == "fatal", t
     assert t[0]["details"]["cores"][0]["state"] == "running"
 
 

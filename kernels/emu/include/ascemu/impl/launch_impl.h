@@ -164,6 +164,13 @@ ASCEMU_DECL void alarm_handler(int) {
     process_exit(4);
 }
 
+// The C++ library's and the system's headers (std::source_location, <vector>, ... inlined into the emulator's code):
+// never the kernel's own statement.
+inline bool in_system_header(const std::string& file) {
+    return file.starts_with("/usr/include/") || file.starts_with("/usr/lib/gcc/") ||
+           file.starts_with("/usr/local/include/") || file.find("/include/c++/") != std::string::npos;
+}
+
 ASCEMU_DECL bool resolve_pc(uintptr_t pc, std::string& file, unsigned& line, std::string& func) {
     Dl_info di;
     if (!dladdr((void*)pc, &di) || !di.dli_fname) return false;
@@ -194,7 +201,7 @@ ASCEMU_DECL bool resolve_pc(uintptr_t pc, std::string& file, unsigned& line, std
         size_t sp = ln.find(' ');
         if (sp != std::string::npos) ln = ln.substr(0, sp);
         unsigned l = (unsigned)std::strtoul(ln.c_str(), nullptr, 10);
-        if (l == 0 || in_emulator(fl.substr(0, colon).c_str())) continue;
+        if (l == 0 || in_emulator(fl.substr(0, colon).c_str()) || in_system_header(fl.substr(0, colon))) continue;
         file = fl.substr(0, colon);
         line = l;
         func = lines[i];
