@@ -17,7 +17,7 @@ import pytest
 
 import workbench.running.emu.launch as emu_launch
 from workbench.running.emu import In, Kernel, KernelRun, Out, load
-from workbench.running.emu.launch import MAX_TIMEOUT_S, default_timeout_s
+from workbench.running.emu.launch import MAX_TIMEOUT_S, Arg, ListArg, _gm_bytes, default_timeout_s
 
 KERNEL = Path(__file__).resolve().parent / "faults" / "tail_add.cpp"
 CORES = 4
@@ -111,6 +111,9 @@ def test_the_default_timeout_scales_with_the_launch(kernel: Kernel, monkeypatch:
     assert default_timeout_s(64 << 20, 8) == pytest.approx(20 + 64 + 0.08)
     assert default_timeout_s(1 << 30, 48) == pytest.approx(20 + 1024 + 0.48)
     assert default_timeout_s(1 << 50, 1) == MAX_TIMEOUT_S
+    # what counts as the launch's GM: arrays, a list's words and its tensors, parameter bytes
+    pair = ListArg((Arg(np.zeros(8, np.float32), "input"), Arg(np.zeros(8, np.float32), "input")))
+    assert [_gm_bytes(a) for a in (pair, Arg(np.zeros(3, np.int16), "output"), bytes(12))] == [7 * 8 + 2 * 32, 6, 12]
     # a launch without timeout_s gets it: with a base of 0.5 s the spinning kernel stops after the scaled default
     monkeypatch.setattr(emu_launch, "TIMEOUT_BASE_S", 0.5)
     run, _ = launch(kernel, 4)

@@ -117,6 +117,15 @@ def default_timeout_s(gm_bytes: int, block_dim: int) -> float:
     return min(MAX_TIMEOUT_S, TIMEOUT_BASE_S + gm_bytes / TIMEOUT_GM_BYTES_PER_S + block_dim * TIMEOUT_PER_BLOCK_S)
 
 
+def _gm_bytes(a: Arg | ListArg | bytes) -> int:
+    """The GM a launch argument occupies: an array's bytes, a list's words and its tensors, a parameter's bytes."""
+    if isinstance(a, Arg):
+        return int(a.array.nbytes)
+    if isinstance(a, ListArg):
+        return int(a.header().nbytes) + sum(int(m.array.nbytes) for m in a.members)
+    return len(a)
+
+
 def check_timeout(timeout_s: Any) -> float:
     """The launch watchdog: a finite number of seconds > 0 (NaN, inf or a string would reach the child's JSON)."""
     number = isinstance(timeout_s, (int, float, np.integer, np.floating)) and not isinstance(
@@ -204,8 +213,7 @@ def run_launch(
     (HARNESS) leaves them as they were. A scratch folder the machine refuses (full, read-only, missing) is an
     InfrastructureError, never a kernel verdict. `timeout_s` None: default_timeout_s of the launch's GM."""
     if timeout_s is None:
-        gm_bytes = sum(a.array.nbytes if isinstance(a, Arg) else len(a) for a in args)
-        timeout_s = default_timeout_s(gm_bytes, block_dim)
+        timeout_s = default_timeout_s(sum(map(_gm_bytes, args)), block_dim)
     t0 = time.perf_counter()
     sc = acquire()
     try:
