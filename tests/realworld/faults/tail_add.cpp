@@ -3,12 +3,14 @@
 //
 // The last core takes the remainder of totalLength; its last tile is copied as whole 32-byte blocks, so when
 // totalLength * 4 is not a multiple of 32 the copies end at ALIGN_UP(size, 32) of x, y and z: inside every tensor's
-// own allocation, no diagnostic.  `fault` makes the last copies go further, or makes some cores spin:
-//   0  the tail copy ends at ALIGN_UP(size, 32)                              -> quiet, z == x + y
-//   1  one 32-byte block more: into the 32 bytes aclrtMalloc adds          -> GM_SLACK_ACCESS, GM_WRITE_PAST_END
-//   2  two blocks more: past the allocation                                 -> GM_OOB
-//   3  a scalar store of the element after z's last one (inside ALIGN_UP)  -> GM_WRITE_PAST_END (scalar)
-//   4  the odd cores spin in Compute in a loop that makes no API call       -> TIMEOUT naming the loop's line
+// own allocation, and past the last core's GlobalTensor sizes only by that rounding (they end where the tensors
+// end): no diagnostic.  `fault` makes the last copies go further, or makes some cores spin:
+//   0  the tail copy ends at ALIGN_UP(size, 32)                         -> quiet, z == x + y
+//   1  one 32-byte block more: into the 32 bytes aclrtMalloc adds     -> GM_SLACK_ACCESS, GM_WRITE_PAST_END
+//   2  two blocks more: past the allocation                            -> GM_OOB
+//   3  a scalar store of the element after z's last (inside ALIGN_UP)  -> GM_WRITE_PAST_END (scalar)
+// (1 to 3 also pass the GlobalTensors' sizes: GM_LOGICAL_OOB)
+//   4  the odd cores spin in Compute in a loop that makes no API call  -> TIMEOUT naming the loop's line
 #include "kernel_operator.h"
 using namespace AscendC;
 
@@ -27,9 +29,9 @@ public:
         const uint32_t first = perCore * GetBlockIdx();
         const bool last = GetBlockIdx() == GetBlockNum() - 1;
         this->blockLength = last ? totalLength - first : perCore;
-        xGm.SetGlobalBuffer((__gm__ float *)x + first);
-        yGm.SetGlobalBuffer((__gm__ float *)y + first);
-        zGm.SetGlobalBuffer((__gm__ float *)z + first);
+        xGm.SetGlobalBuffer((__gm__ float *)x + first, this->blockLength);
+        yGm.SetGlobalBuffer((__gm__ float *)y + first, this->blockLength);
+        zGm.SetGlobalBuffer((__gm__ float *)z + first, this->blockLength);
         pipe.InitBuffer(inQueueX, BUFFER_NUM, TILE_LENGTH * sizeof(float));
         pipe.InitBuffer(inQueueY, BUFFER_NUM, TILE_LENGTH * sizeof(float));
         pipe.InitBuffer(outQueueZ, BUFFER_NUM, TILE_LENGTH * sizeof(float));
