@@ -279,6 +279,7 @@ ASCEMU_DECL void crash_handler(int sig, siginfo_t* si, void* uctx) {
 // request.  Only the handler and sample_core use it.
 struct CoreSample {
     std::atomic<uint64_t> want{0}, done{0};
+    pthread_t target{};  // the thread asked (written before `want`): a late signal to another thread is ignored
     uintptr_t pc = 0;
     int frames_n = 0;
     void* frames[64];
@@ -288,7 +289,8 @@ inline CoreSample g_core_sample;
 ASCEMU_DECL void sample_handler(int, siginfo_t*, void* uctx) {
     CoreSample& s = g_core_sample;
     const uint64_t gen = s.want.load();
-    if (s.done.load() == gen) return;  // a late signal of an earlier request
+    // a late signal of an earlier request (answered already, or to another thread)
+    if (s.done.load() == gen || !pthread_equal(pthread_self(), s.target)) return;
     uintptr_t pc = 0;
 #if defined(__x86_64__)
     if (uctx) pc = (uintptr_t)((ucontext_t*)uctx)->uc_mcontext.gregs[REG_RIP];
@@ -304,6 +306,7 @@ ASCEMU_DECL bool sample_core(const Core* c, std::string& file, unsigned& line, s
     if (!c->on_thread.load()) return false;
     CoreSample& s = g_core_sample;
     const uint64_t gen = s.want.load() + 1;
+    s.target = c->thread;
     s.want.store(gen);
     if (pthread_kill(c->thread, kSampleSignal) != 0) return false;
     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
