@@ -307,7 +307,7 @@ extern "C" __global__ __aicore__ void conf_kernel(GM_ADDR in, GM_ADDR out, GM_AD
         go.SetGlobalBuffer((__gm__ uint8_t*)ws, 1024);
         DataCopyPad(go, u, DataCopyExtParams(2, 37, 0, 0, 0));  // rows of 37 B packed into GM
     }
-    // ---------------------------------------------------------------- 23: GM slack and OOB (in has 100 bytes)
+    // ---------------------------------------------------------------- 23: GM slack and OOB (in has 96 bytes)
     if (TILING_KEY_IS(23)) {
         TPipe pipe;
         TBuf<TPosition::VECCALC> tb;
@@ -315,9 +315,9 @@ extern "C" __global__ __aicore__ void conf_kernel(GM_ADDR in, GM_ADDR out, GM_AD
         GlobalTensor<float> gi;
         gi.SetGlobalBuffer((__gm__ float*)in);
         LocalTensor<float> u = tb.Get<float>();
-        DataCopy(u, gi, 32);  // LINE:23slack  128 B: 28 B inside the slack
+        DataCopy(u, gi, 32);  // LINE:23slack  128 B: 32 B in the slack past ALIGN_UP(96, 32)
         o.f(u.GetValue(0));
-        DataCopy(u, gi, 64);  // LINE:23oob  256 B: past the 160-B allocation
+        DataCopy(u, gi, 64);  // LINE:23oob  256 B: past the 128-B allocation
         o.i(u.ReinterpretCast<int32_t>().GetValue(63));  // poison
     }
     // ---------------------------------------------------------------- 24: UB capacity, 32-B rounding

@@ -239,7 +239,7 @@ extern "C" __global__ __aicore__ void fault_kernel(GM_ADDR in, GM_ADDR out, GM_A
         ReduceSum(y, y, w, 64);  // ordered by the barrier; its own work-buffer steps are one instruction
         Duplicate(x, 2.0f, 64);  // a write after a read (not a dependency) is never reported
     }
-    if (TILING_KEY_IS(19)) {  // out has 100 usable bytes (allocation 160): a 128-B copy writes 28 B past its end
+    if (TILING_KEY_IS(19)) {  // out has 96 usable bytes (allocation 128): a 128-B copy writes 32 B past its end
         TPipe pipe;
         TBuf<TPosition::VECCALC> tb;
         pipe.InitBuffer(tb, 1024);

@@ -167,7 +167,7 @@ class _Bound:
         workspace: int | np.ndarray | Arg | None = None,
         tiling: ctypes.Structure | bytes | None = None,
         tiling_key: int = 0,
-        timeout_s: float = 60.0,
+        timeout_s: float | None = None,
         **options: Any,
     ) -> KernelRun:
         values: list[tuple[str, Any]] = [(f"argument {i}", _checked(a, f"argument {i}")) for i, a in enumerate(args)]
@@ -177,7 +177,7 @@ class _Bound:
             values.append(("tiling", _checked(tiling, "tiling")))
         if isinstance(tiling_key, bool) or not isinstance(tiling_key, (int, np.integer)) or abs(tiling_key) >= 2**63:
             raise InvalidInput("tiling_key", tiling_key, "an integer (int64)")
-        timeout_s = check_timeout(timeout_s)
+        timeout_s = None if timeout_s is None else check_timeout(timeout_s)  # None: scaled to the launch
         options = check_launch_options(options)
         built = self.kernel.built()
         launch_args = bind(self.kernel.variant.entry, signature(built.path), values)
@@ -213,8 +213,19 @@ class _Bound:
 
 def _localised(d: Diagnostic, built: Built) -> Diagnostic:
     """A diagnostic of a shared binary names the caller's files (the binary knows its sources by placeholders)."""
-    details = {k: built.local(v) if isinstance(v, str) else v for k, v in d.details.items()}
-    return replace(d, file=built.local(d.file), message=built.local(d.message), details=details)
+    return replace(d, file=built.local(d.file), message=built.local(d.message), details=_local_values(d.details, built))
+
+
+def _local_values(value: Any, built: Built) -> Any:
+    """Every string in `value` (a diagnostic's details: nested lists and objects, such as a TIMEOUT's cores) with the
+    caller's files put back."""
+    if isinstance(value, str):
+        return built.local(value)
+    if isinstance(value, dict):
+        return {k: _local_values(v, built) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_local_values(v, built) for v in value]
+    return value
 
 
 _ARGUMENT_TYPES = (np.ndarray, Arg, ListArg, bool, int, float, np.generic, bytes, bytearray, ctypes.Structure)

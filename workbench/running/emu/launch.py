@@ -103,13 +103,40 @@ def check_launch_options(options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+# The watchdog's default, scaled with the launch (docs/emulator.md, Timeouts): a base that covers start-up and any
+# small launch, plus the launch's GM bytes at a rate well below the emulator's slowest common case (a loop of
+# GetValue/SetValue per element moves about 9 MiB/s here; a vector kernel with 1 KiB tiles about 150 MiB/s), plus a
+# term per block (each core's start: a poisoned UB arena, a thread).
+TIMEOUT_BASE_S = 20.0
+TIMEOUT_GM_BYTES_PER_S = float(1 << 20)
+TIMEOUT_PER_BLOCK_S = 0.01
+
+
+def default_timeout_s(gm_bytes: int, block_dim: int) -> float:
+    """The seconds a launch of `block_dim` blocks over `gm_bytes` bytes of GM gets when the caller names none."""
+    return min(MAX_TIMEOUT_S, TIMEOUT_BASE_S + gm_bytes / TIMEOUT_GM_BYTES_PER_S + block_dim * TIMEOUT_PER_BLOCK_S)
+
+
+def _gm_bytes(a: Arg | ListArg | bytes) -> int:
+    """The GM a launch argument occupies: an array's bytes, a list's words and its tensors, a parameter's bytes."""
+    if isinstance(a, Arg):
+        return int(a.array.nbytes)
+    if isinstance(a, ListArg):
+        return int(a.header().nbytes) + sum(int(m.array.nbytes) for m in a.members)
+    return len(a)
+
+
 def check_timeout(timeout_s: Any) -> float:
     """The launch watchdog: a finite number of seconds > 0 (NaN, inf or a string would reach the child's JSON)."""
     number = isinstance(timeout_s, (int, float, np.integer, np.floating)) and not isinstance(
         timeout_s, (bool, np.bool_)
     )
     if not number or not 0 < float(timeout_s) <= MAX_TIMEOUT_S:  # NaN fails the comparison too
-        raise InvalidInput("timeout_s", timeout_s, f"a number of seconds > 0 and <= {MAX_TIMEOUT_S:.0f} (7 days)")
+        raise InvalidInput(
+            "timeout_s",
+            timeout_s,
+            f"a number of seconds > 0 and <= {MAX_TIMEOUT_S:.0f} (7 days), or None (scaled to the launch)",
+        )
     return float(timeout_s)
 
 
@@ -173,7 +200,7 @@ def run_launch(
     block_dim: int,
     args: Sequence[Arg | ListArg | bytes],
     tiling_key: int = 0,
-    timeout_s: float = 60.0,
+    timeout_s: float | None = None,
     options: dict[str, Any] | None = None,
 ) -> LaunchOutcome:
     """One launch; `args` holds one entry per parameter the kernel declares, in order: a GM buffer (Arg) or a list of
@@ -184,7 +211,9 @@ def run_launch(
     the launch (KERNEL_EXIT, or a kill before the outputs were settled), filled with the poison byte 0xFF: an output
     that was never written back never looks like a result. A launch the driver refused before the kernel ran
     (HARNESS) leaves them as they were. A scratch folder the machine refuses (full, read-only, missing) is an
-    InfrastructureError, never a kernel verdict."""
+    InfrastructureError, never a kernel verdict. `timeout_s` None: default_timeout_s of the launch's GM."""
+    if timeout_s is None:
+        timeout_s = default_timeout_s(sum(map(_gm_bytes, args)), block_dim)
     t0 = time.perf_counter()
     sc = acquire()
     try:

@@ -2,6 +2,8 @@
 // scheduler start-up, TIMEOUT watchdog, end-of-launch checks and the exit code (§5.6); CPU-twin shims.
 #pragma once
 #include <elf.h>
+#include <execinfo.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/mman.h>
@@ -27,7 +29,7 @@ namespace ascemu {
 // The aclrtMalloc model: 64-B aligned, ALIGN_UP(bytes, 32) + 32 bytes ("exact": `bytes`), the slack past `bytes`
 // poisoned (0xFF).  The usable bytes [preloaded, bytes) get `fill` (-1: poison); [0, preloaded) are about to be
 // (or, for a mapped file, already are) the caller's data and are not touched here.
-inline size_t gm_alloc_size(size_t bytes, bool exact) { return exact ? bytes : ((bytes + 31) / 32 * 32 + 32); }
+inline size_t gm_alloc_size(size_t bytes, bool exact) { return exact ? bytes : gm_acl_alloc(bytes); }
 
 // Mapped GM buffers (gm_map_file) by base address -> mapping length, so gm_free unmaps instead of freeing.
 ASCEMU_DECL std::map<const uint8_t*, size_t>& gm_mappings();
@@ -88,6 +90,15 @@ ASCEMU_DECL void alarm_handler(int);
 ASCEMU_DECL bool resolve_pc(uintptr_t pc, std::string& file, unsigned& line, std::string& func);
 
 ASCEMU_DECL void crash_handler(int sig, siginfo_t* si, void* uctx);
+
+// TIMEOUT: where a running core is.  The watchdog signals the core's thread (kSampleSignal); the handler stores the
+// interrupted pc and a backtrace, and the watchdog maps them to the innermost statement of the kernel's own code
+// (resolve_pc: addr2line over the build's line tables, -g1): a loop that makes no API call is named at its line, a
+// core inside a long emulator call at the kernel's call of it.  False when the thread did not answer or no frame
+// lies in the kernel's code.
+inline constexpr int kSampleSignal = SIGURG;  // ignored by default: a sample arriving late harms nothing
+ASCEMU_DECL void sample_handler(int, siginfo_t*, void* uctx);
+ASCEMU_DECL bool sample_core(const Core* c, std::string& file, unsigned& line, std::string& func);
 
 ASCEMU_DECL void install_crash_handlers();
 // The calling thread's signal stack (crash reports run on it), unless it has one.
@@ -156,6 +167,10 @@ ASCEMU_DECL void core_leave(Core* c);
 
 // CANN's limit on a launch's blockDim (the <<<>>> launch and aclrtLaunchKernel take at most 65535 blocks).
 inline constexpr int kMaxBlockDim = 65535;
+
+// The watchdog's fatal TIMEOUT record (called with R.sm held, which it releases): each running core sampled
+// (sample_core) and named at its kernel line.
+ASCEMU_DECL void timeout_record(std::unique_lock<std::mutex>& lk);
 
 // Runs body(core_index) on block_dim emulated cores.  Returns the §5.6 exit code (fatal paths process_exit).
 ASCEMU_DECL int launch(int block_dim, const std::function<void()>& body);

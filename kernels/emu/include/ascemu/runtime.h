@@ -347,6 +347,9 @@ struct Core {
     // scheduler
     CState state = CState::Ready;
     bool started = false;  // has run (on a thread of CoreThreads, launch.h); a core that never ran has no thread
+    // the thread running the core, once it has one (TIMEOUT samples where that thread is: launch.h sample_core)
+    pthread_t thread{};
+    std::atomic<bool> on_thread{false};
     const uint8_t* wait_lo = nullptr;
     const uint8_t* wait_hi = nullptr;
     int barrier_n = 0;
@@ -532,8 +535,21 @@ inline void gm_note_view(const void* addr, const void* origin) {
 ASCEMU_DECL GmAccess gm_outside_view(GmBuf* set_on, const GmBuf* lands_in, const void* p, size_t len, bool write,
                                      const SL& loc, const char* what);
 
+// The aclrtMalloc model of a GM allocation of `bytes`: ALIGN_UP(bytes, 32) + 32 bytes (CANN's aclrtMalloc reference:
+// "size rounded up to a multiple of 32, plus 32 bytes"; aclrtMallocAlign32 gives only the rounded size).  Every
+// allocator CANN documents gives a tensor at least gm_rounded(bytes): aclrtMalloc, aclrtMallocAlign32, a block carved
+// by the ALIGN_UP(len, 32) + 32 rule, torch_npu's caching allocator (size + 32 rounded up to 512 B,
+// Ascend/pytorch:torch_npu/csrc/core/npu/NPUCachingAllocator.cpp round_size).
+inline size_t gm_rounded(size_t bytes) { return (bytes + 31) / 32 * 32; }
+inline size_t gm_acl_alloc(size_t bytes) { return gm_rounded(bytes) + 32; }
+
 // Bounds/alignment check of one GM access [p, p+len).  `elem` = element size for the alignment rule.
-ASCEMU_DECL GmAccess gm_check(const void* p, size_t len, bool write, size_t elem, const SL& loc, const char* what);
+// `block_granular`: a DataCopy (MTE) access, which moves whole 32-byte blocks, so a tail copy of a tensor whose size
+// is not a multiple of 32 ends at ALIGN_UP(size, 32): inside the rounded size of an aclrtMalloc-model buffer it is
+// not reported.  A scalar access (GetValue/SetValue, ...) past the tensor's last byte is, as anything past the
+// rounded size is (GM_SLACK_ACCESS / GM_WRITE_PAST_END inside the allocation, GM_OOB past it).
+ASCEMU_DECL GmAccess gm_check(const void* p, size_t len, bool write, size_t elem, const SL& loc, const char* what,
+                              bool block_granular = false);
 
 ASCEMU_DECL void gm_uninit_check(const GmAccess& a, const SL& loc, const char* what);
 

@@ -5,6 +5,10 @@
 
 namespace ascemu {
 
+// DataCopy moves whole 32-byte blocks, so its tail copy of a tensor ends at ALIGN_UP(size, 32); DataCopyPad and the
+// GM fills move the bytes they are asked for.
+inline bool moves_whole_blocks(const char* api) { return std::strcmp(api, "DataCopy") == 0; }
+
 ASCEMU_DECL bool xfer_gm_to_ub(Core* c, const UbView& dv, const uint8_t* g, const Xfer& x, const SL& loc,
                                const char* api, size_t elem, uint32_t ub_data_off, uint32_t ub_row_bytes) {
     if (x.count == 0 || x.len == 0) return false;
@@ -21,7 +25,7 @@ ASCEMU_DECL bool xfer_gm_to_ub(Core* c, const UbView& dv, const uint8_t* g, cons
             c->ubw.set(o, o + x.len);
         }
     maybe_yield(c);
-    GmAccess a = gm_check(g, gspan, false, elem, loc, api);
+    GmAccess a = gm_check(g, gspan, false, elem, loc, api, moves_whole_blocks(api));
     if (!a.buf) {
         return false;
     }
@@ -83,7 +87,7 @@ ASCEMU_DECL bool gm_store(Core* c, uint8_t* g, const uint8_t* u, const Xfer& x, 
                           size_t elem, const char* dtype) {
     uint64_t gspan = (uint64_t)(x.count - 1) * x.gm_pitch + x.len;
     maybe_yield(c);
-    GmAccess a = gm_check(g, gspan, true, elem, loc, api);
+    GmAccess a = gm_check(g, gspan, true, elem, loc, api, moves_whole_blocks(api));
     if (!a.buf) return false;
     bool atomic = c->atomic_fn != nullptr;
     if (atomic && std::strcmp(c->atomic_type, dtype) != 0)

@@ -164,6 +164,13 @@ ASCEMU_DECL void alarm_handler(int) {
     process_exit(4);
 }
 
+// The C++ library's and the system's headers (std::source_location, <vector>, ... inlined into the emulator's code):
+// never the kernel's own statement.
+inline bool in_system_header(const std::string& file) {
+    return file.starts_with("/usr/include/") || file.starts_with("/usr/lib/gcc/") ||
+           file.starts_with("/usr/local/include/") || file.find("/include/c++/") != std::string::npos;
+}
+
 ASCEMU_DECL bool resolve_pc(uintptr_t pc, std::string& file, unsigned& line, std::string& func) {
     Dl_info di;
     if (!dladdr((void*)pc, &di) || !di.dli_fname) return false;
@@ -194,7 +201,7 @@ ASCEMU_DECL bool resolve_pc(uintptr_t pc, std::string& file, unsigned& line, std
         size_t sp = ln.find(' ');
         if (sp != std::string::npos) ln = ln.substr(0, sp);
         unsigned l = (unsigned)std::strtoul(ln.c_str(), nullptr, 10);
-        if (l == 0 || in_emulator(fl.substr(0, colon).c_str())) continue;
+        if (l == 0 || in_emulator(fl.substr(0, colon).c_str()) || in_system_header(fl.substr(0, colon))) continue;
         file = fl.substr(0, colon);
         line = l;
         func = lines[i];
@@ -268,12 +275,68 @@ ASCEMU_DECL void crash_handler(int sig, siginfo_t* si, void* uctx) {
     process_exit(4);
 }
 
+// One sample at a time (the watchdog samples the cores one after another); `want`/`done` pair a reply with its
+// request.  Only the handler and sample_core use it.
+struct CoreSample {
+    std::atomic<uint64_t> want{0}, done{0};
+    pthread_t target{};  // the thread asked (written before `want`): a late signal to another thread is ignored
+    uintptr_t pc = 0;
+    int frames_n = 0;
+    void* frames[64];
+};
+inline CoreSample g_core_sample;
+
+ASCEMU_DECL void sample_handler(int, siginfo_t*, void* uctx) {
+    CoreSample& s = g_core_sample;
+    const uint64_t gen = s.want.load();
+    // a late signal of an earlier request (answered already, or to another thread)
+    if (s.done.load() == gen || !pthread_equal(pthread_self(), s.target)) return;
+    uintptr_t pc = 0;
+#if defined(__x86_64__)
+    if (uctx) pc = (uintptr_t)((ucontext_t*)uctx)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    if (uctx) pc = (uintptr_t)((ucontext_t*)uctx)->uc_mcontext.pc;
+#endif
+    s.pc = pc;
+    s.frames_n = backtrace(s.frames, 64);  // libgcc's unwinder was loaded by install_crash_handlers
+    s.done.store(gen);
+}
+
+ASCEMU_DECL bool sample_core(const Core* c, std::string& file, unsigned& line, std::string& func) {
+    if (!c->on_thread.load()) return false;
+    CoreSample& s = g_core_sample;
+    const uint64_t gen = s.want.load() + 1;
+    s.target = c->thread;
+    s.want.store(gen);
+    if (pthread_kill(c->thread, kSampleSignal) != 0) return false;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+    while (s.done.load() != gen)
+        if (std::chrono::steady_clock::now() > until) return false;
+        else std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (s.pc && resolve_pc(s.pc, file, line, func)) return true;
+    // inside the emulator (or a library): the first caller in the kernel's code; return addresses point past the
+    // call, so the byte before is resolved.  The frames up to the interrupted one are the handler's own.
+    int first = 0;
+    for (int i = 0; i < s.frames_n; ++i)
+        if ((uintptr_t)s.frames[i] == s.pc) first = i + 1;
+    for (int i = first; i < s.frames_n; ++i)
+        if (resolve_pc((uintptr_t)s.frames[i] - 1, file, line, func)) return true;
+    return false;
+}
+
 ASCEMU_DECL void install_crash_handlers() {
     struct sigaction sa{};
     sa.sa_sigaction = crash_handler;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(s, &sa, nullptr);
+    struct sigaction ss{};
+    ss.sa_sigaction = sample_handler;
+    ss.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+    sigemptyset(&ss.sa_mask);
+    sigaction(kSampleSignal, &ss, nullptr);
+    void* warm[1];
+    (void)backtrace(warm, 1);  // loads libgcc_s now: the first backtrace() calls dlopen, unsafe in a handler
 }
 
 ASCEMU_DECL void setup_altstack() {
@@ -465,6 +528,52 @@ ASCEMU_DECL void configure_mode(Runtime& R) {
     }
 }
 
+ASCEMU_DECL void timeout_record(std::unique_lock<std::mutex>& lk) {
+    Runtime& R = rt();
+    std::vector<CState> states;  // as the watchdog found them; sampling runs unlocked, while the cores go on
+    for (auto& c : R.cores) states.push_back(c->state);
+    const std::string cores_json = core_states_json();
+    lk.unlock();
+    std::string at_words, first_file, first_func;
+    unsigned first_line = 0;
+    Core* hot = nullptr;
+    std::string det = "{\"timeout_s\":" + jnum(R.cfg.timeout_s) + ",\"cores\":" + cores_json + ",\"at\":[";
+    int sampled = 0;
+    for (size_t i = 0; i < R.cores.size(); ++i) {
+        Core* c = R.cores[i].get();
+        // the running cores only (the others wait inside an API call, at last_loc); at most kMaxSampled of them,
+        // since each address costs an addr2line run
+        constexpr int kMaxSampled = 16;
+        if (states[i] != CState::Running || sampled++ >= kMaxSampled) continue;
+        std::string file, func;
+        unsigned line = 0;
+        if (!sample_core(c, file, line, func)) continue;
+        if (det.back() != '[') det += ',';
+        det += jd("core", c->idx, "file", file, "line", line, "function", func);
+        const size_t slash = file.rfind('/');
+        at_words += strf("%score %d at %s:%u (in %s)", at_words.empty() ? "" : ", ", c->idx,
+                         file.c_str() + (slash == std::string::npos ? 0 : slash + 1), line, func.c_str());
+        if (!hot) {
+            hot = c;
+            first_file = file;
+            first_line = line;
+            first_func = func;
+        }
+    }
+    det += "]}";
+    for (size_t i = 0; !hot && i < R.cores.size(); ++i)
+        if (states[i] == CState::Running) hot = R.cores[i].get();
+    t_core = hot;  // attribute the record to a running core (main thread only reads it)
+    const std::string msg = strf("launch exceeded timeout_s = %g s%s%s", R.cfg.timeout_s,
+                                 at_words.empty() ? "" : "; ", at_words.c_str());
+    if (!first_file.empty()) {
+        diag_at("TIMEOUT", Sev::Fatal, first_file.c_str(), first_line, 0, first_func.c_str(), msg, det);
+    } else {
+        const SL loc = hot ? hot->last_loc : SL{};
+        diag("TIMEOUT", Sev::Fatal, loc, msg, det);
+    }
+}
+
 ASCEMU_DECL int launch(int block_dim, const std::function<void()>& body) {
     Runtime& R = rt();
     if (block_dim < 1 || block_dim > kMaxBlockDim)
@@ -495,6 +604,8 @@ ASCEMU_DECL int launch(int block_dim, const std::function<void()>& body) {
         Runtime& R = rt();
         Core* c = R.cores[i].get();
         t_core = c;
+        c->thread = pthread_self();
+        c->on_thread.store(true);
         {
             std::unique_lock<std::mutex> lk(R.sm);
             wait_running(lk, c);
@@ -503,6 +614,7 @@ ASCEMU_DECL int launch(int block_dim, const std::function<void()>& body) {
         body();
         core_end_checks(c);
         core_leave(c);
+        c->on_thread.store(false);
         std::unique_lock<std::mutex> lk(R.sm);
         // a barrier still waiting on this core can never complete (cores wait at a barrier over n cores while its
         // arrivals are counted: the scan for them runs only then, not once per core of a large launch)
@@ -531,14 +643,7 @@ ASCEMU_DECL int launch(int block_dim, const std::function<void()>& body) {
                                    std::chrono::duration<double>(R.cfg.timeout_s));
         while (!R.all_done) {
             if (R.main_cv.wait_until(lk, deadline) == std::cv_status::timeout && !R.all_done) {
-                std::string det = "{\"timeout_s\":" + jnum(R.cfg.timeout_s) + ",\"cores\":" + core_states_json() + "}";
-                Core* hot = nullptr;
-                for (auto& c : R.cores)
-                    if (c->state == CState::Running) { hot = c.get(); break; }
-                SL loc = hot ? hot->last_loc : SL{};
-                lk.unlock();
-                t_core = hot;  // attribute the record to a running core (main thread only reads it)
-                diag("TIMEOUT", Sev::Fatal, loc, strf("launch exceeded timeout_s = %g s", R.cfg.timeout_s), det);
+                timeout_record(lk);
             }
         }
     }

@@ -138,7 +138,15 @@ ASCEMU_DECL GmAccess gm_outside_view(GmBuf* set_on, const GmBuf* lands_in, const
     return a;
 }
 
-ASCEMU_DECL GmAccess gm_check(const void* p, size_t len, bool write, size_t elem, const SL& loc, const char* what) {
+// How far an allocation reaches, in words: the aclrtMalloc model, or (gm_alloc="exact") the tensor's own bytes.
+inline std::string gm_alloc_words(const GmBuf* b) {
+    if (b->alloc == gm_acl_alloc(b->bytes))
+        return strf("its aclrtMalloc allocation of %zu bytes (ALIGN_UP(%zu, 32) + 32)", b->alloc, b->bytes);
+    return strf("its allocation of %zu bytes", b->alloc);
+}
+
+ASCEMU_DECL GmAccess gm_check(const void* p, size_t len, bool write, size_t elem, const SL& loc, const char* what,
+                              bool block_granular) {
     GmAccess a;
     if (len == 0) return a;
     Core* c = t_core;
@@ -166,28 +174,40 @@ ASCEMU_DECL GmAccess gm_check(const void* p, size_t len, bool write, size_t elem
         diag("GM_MISALIGNED", Sev::Error, loc,
              strf("%s: GM address %p is not aligned to the element size %zu", what, p, elem),
              jd("addr", p, "elem_size", elem, "buffer", b->name));
+    const size_t end = a.off + len;
+    const size_t rounded = gm_rounded(b->bytes);
+    // A DataCopy ending inside ALIGN_UP(size, 32) of an aclrtMalloc-model buffer is a tail copy of whole blocks:
+    // every allocator CANN documents gives the tensor those bytes (runtime.h, gm_rounded), so it is not reported.
+    const bool own_blocks = block_granular && b->alloc == gm_acl_alloc(b->bytes) && end <= rounded;
     if (a.ok < len) {
         diag("GM_OOB", Sev::Error, loc,
-             strf("%s %s bytes [%zu, %zu) of '%s' (%zu usable bytes, allocation %zu): %zu bytes past the allocation %s",
-                  what, write ? "writes" : "reads", a.off, a.off + len, b->name.c_str(), b->bytes, b->alloc,
-                  len - a.ok, write ? "dropped" : "read as poison"),
+             strf("%s %s bytes [%zu, %zu) of '%s': %zu bytes past the tensor's %zu-byte size and %zu past %s; %s",
+                  what, write ? "writes" : "reads", a.off, end, b->name.c_str(), end - b->bytes, b->bytes,
+                  len - a.ok, gm_alloc_words(b).c_str(), write ? "dropped" : "read as poison"),
              jd("buffer", b->name, "offset", a.off, "bytes", len, "usable", b->bytes, "allocation", b->alloc,
                 "write", write));
-    } else if (a.off + len > b->bytes && write) {
-        // The slack is the allocator's, not the tensor's: a framework hands out tensors carved from a larger
-        // block, so on a device these bytes may belong to a neighbour (even an atomic +0 can change them).
-        diag("GM_WRITE_PAST_END", Sev::Warning, loc,
-             strf("%s writes bytes [%zu, %zu) of '%s' (%s): %zu bytes past its %zu usable bytes, into the allocation "
-                  "slack; on a device they may belong to another tensor",
-                  what, a.off, a.off + len, b->name.c_str(), role_name(b->role), a.off + len - b->bytes, b->bytes),
-             jd("buffer", b->name, "role", role_name(b->role), "offset", a.off, "bytes", len, "usable", b->bytes,
-                "past_end", a.off + len - b->bytes),
-             DF_STRICT_ERR);
-    } else if (a.off + len > b->bytes) {
-        diag("GM_SLACK_ACCESS", Sev::Warning, loc,
-             strf("%s reads bytes [%zu, %zu) of '%s': %zu bytes inside the 32-B allocation slack past %zu usable bytes",
-                  what, a.off, a.off + len, b->name.c_str(), a.off + len - b->bytes, b->bytes),
-             jd("buffer", b->name, "offset", a.off, "bytes", len, "usable", b->bytes, "write", write));
+    } else if (end > b->bytes && !own_blocks) {
+        // Inside the allocation but past what every allocator gives the tensor: aclrtMallocAlign32 adds no 32 bytes,
+        // and a tensor that is a view of a larger one has a neighbour there (even an atomic +0 can change it).
+        const std::string why =
+            end > rounded
+                ? strf("its last %zu bytes lie past ALIGN_UP(%zu, 32) = %zu, in the 32 bytes aclrtMalloc adds, which "
+                       "aclrtMallocAlign32 and a view of a larger tensor do not give",
+                       end - std::max(rounded, a.off), b->bytes, rounded)
+                : std::string("a scalar access past the tensor's last element, which no 32-byte block needs; in a view "
+                              "of a larger tensor those bytes are a neighbour's");
+        const std::string msg =
+            strf("%s %s bytes [%zu, %zu) of '%s' (%s): %zu bytes past the tensor's %zu-byte size but inside %s; %s",
+                 what, write ? "writes" : "reads", a.off, end, b->name.c_str(), role_name(b->role), end - b->bytes,
+                 b->bytes, gm_alloc_words(b).c_str(), why.c_str());
+        const std::string det = jd("buffer", b->name, "role", role_name(b->role), "offset", a.off, "bytes", len,
+                                   "usable", b->bytes, "allocation", b->alloc, "past_end", end - b->bytes,
+                                   "past_rounded", end > rounded ? end - rounded : 0, "write", write);
+        // a write there can change a neighbour (even an atomic +0 does: -0 becomes +0); strict makes it an error
+        if (write)
+            diag("GM_WRITE_PAST_END", Sev::Warning, loc, msg, det, DF_STRICT_ERR);
+        else
+            diag("GM_SLACK_ACCESS", Sev::Warning, loc, msg, det);
     }
     if (write && a.ok && c && !c->atomic_fn && rt().cores.size() > 1) race_snapshot(c, (const uint8_t*)p, a.ok);
     return a;
