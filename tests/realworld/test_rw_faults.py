@@ -9,6 +9,7 @@ makes no API call. One build (310P, where DataCopyPad does not exist and tails a
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -17,7 +18,16 @@ import pytest
 
 import workbench.running.emu.launch as emu_launch
 from workbench.running.emu import In, Kernel, KernelRun, Out, load
-from workbench.running.emu.launch import MAX_TIMEOUT_S, Arg, ListArg, _gm_bytes, default_timeout_s
+from workbench.running.emu.launch import (
+    MAX_TIMEOUT_S,
+    TIMEOUT_BASE_S,
+    TIMEOUT_GM_BYTES_PER_S,
+    TIMEOUT_PER_BLOCK_S,
+    Arg,
+    ListArg,
+    _gm_bytes,
+    default_timeout_s,
+)
 
 KERNEL = Path(__file__).resolve().parent / "faults" / "tail_add.cpp"
 CORES = 4
@@ -106,6 +116,21 @@ def test_a_timeout_names_the_line_each_spinning_core_is_at(kernel: Kernel) -> No
         assert f"core {core} at tail_add.cpp:{spin} (in KernelTailAdd::Compute" in t.message
     # the last API call the spinning cores made is elsewhere: the line alone would point at the wrong statement
     assert {c["line"] for c in t.details["cores"] if c["core"] in (1, 3)} != {spin}
+
+
+def test_the_emulators_default_timeout_is_the_same_formula() -> None:
+    """Programs' launches get the watchdog from the emulator's copy of the formula (runtime.h): same numbers."""
+    header = (Path(__file__).resolve().parents[2] / "kernels/emu/include/ascemu/runtime.h").read_text()
+    constants = {
+        name: math.prod(float(factor) for factor in value.split("*"))  # e.g. "1024.0 * 1024.0"
+        for name, value in re.findall(r"inline constexpr double (kTimeout\w+) = ([\d.* ]+);", header)
+    }
+    assert constants == {
+        "kTimeoutBaseS": TIMEOUT_BASE_S,
+        "kTimeoutGmBytesPerS": TIMEOUT_GM_BYTES_PER_S,
+        "kTimeoutPerBlockS": TIMEOUT_PER_BLOCK_S,
+        "kTimeoutMaxS": MAX_TIMEOUT_S,
+    }
 
 
 def test_the_default_timeout_scales_with_the_launch(kernel: Kernel, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -24,6 +24,7 @@ import pytest
 
 from workbench.running.emu import run_program
 from workbench.running.emu.cache import Built
+from workbench.running.emu.launch import default_timeout_s
 from workbench.running.emu.program import LinkError, build_program, link_problems
 from workbench.view.cli import main
 
@@ -73,6 +74,8 @@ def test_two_files_run_together_bit_exact_with_the_icpu_run_kf_launch_recorded(b
     assert launch["kernel"] == "axpy_custom" and launch["block_dim"] == 8
     assert (Path(launch["file"]).name, launch["line"]) == ("main.cpp", line_of(MAIN, "launch"))
     assert launch["exit_code"] == 0 and launch["kernel_s"] > 0
+    # no --timeout: the watchdog scaled to the GM the main allocated (x, y, z and the 8-byte tiling) and 8 blocks
+    assert launch["timeout_s"] == pytest.approx(default_timeout_s(3 * 4 * N + 8, 8), rel=1e-9)
     assert launch["diagnostics"] == [] and run["host_diagnostics"] == []  # not even info
     z = np.fromfile(tmp_path / "output" / "output_z.bin", np.float32)
     np.testing.assert_array_equal(z.view(np.uint32), (x * ALPHA + y).view(np.uint32))

@@ -176,7 +176,13 @@ def _add_emu_run_parser(sub: Any) -> None:
     )
     p.set_defaults(program_args=[])
     p.add_argument("--platform", default="Ascend310P3", help="SoC (see `workbench platforms`); default Ascend310P3")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per launch, and for the whole run (+10 s)")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help="seconds per launch, and for the whole run (+10 s); default: each launch's watchdog scales with its GM "
+        "and blocks (docs/emulator.md, Time-outs)",
+    )
     p.add_argument(
         "-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]", help="a macro for g++ (repeatable)"
     )

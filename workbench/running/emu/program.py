@@ -36,7 +36,7 @@ from ..backends import faulted
 from ..launch import Diagnostic
 from .build import PLATFORM_MACRO, BuildError, Built, defines_of, gxx
 from .cache import CompileFailed, Unit, cache_root, compile_cached, ensure_file, need
-from .launch import DIAG_PREFIX, _stderr_diagnostics
+from .launch import DIAG_PREFIX, _stderr_diagnostics, check_timeout
 from .rewrite import instantiated, rewrite_launches
 
 __all__ = [
@@ -54,6 +54,9 @@ __all__ = [
 _EMU_PLATFORM = {2002: "P310", 2201: "P910B"}
 ACL_PREFIX = "ASCEMU_ACL "
 _GRACE_S = 10.0  # past timeout_s: the emulator's own per-launch watchdog reports first
+# [CHOICE] The whole run's bound when no timeout_s is given: each launch has its own scaled watchdog, and this only
+# ends a program whose host code never returns (an hour: more than any program of the samples' kind needs).
+PROGRAM_RUN_LIMIT_S = 3600.0
 
 
 class UnsupportedAclCall(BuildError):
@@ -295,6 +298,7 @@ class ProgramLaunch:
     diagnostics: tuple[Diagnostic, ...]
     printf: tuple[tuple[int, str], ...] = ()  # (core, text) of the kernel's AscendC::printf
     kernel_s: float = 0.0
+    timeout_s: float = 0.0  # the watchdog the launch ran under (0: its report was never written)
     trace: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -315,6 +319,7 @@ class ProgramLaunch:
             "exit_code": self.exit_code,
             "faulted": self.faulted,
             "kernel_s": self.kernel_s,
+            "timeout_s": self.timeout_s,
             "printf": [{"core": c, "text": t} for c, t in self.printf],
             "diagnostics": [_diag_json(d) for d in self.diagnostics],
         }
@@ -412,7 +417,7 @@ def run_program(
     platform: str = "Ascend310P3",
     args: Sequence[str] = (),
     *,
-    timeout_s: float = 60.0,
+    timeout_s: float | None = None,
     cwd: str | Path | None = None,
     mode: str = "serial",
     strict: bool = False,
@@ -423,7 +428,9 @@ def run_program(
     """Build the program (cached; `path`: its file, or its files as build_program takes them) and run its main()
     with `args` in a child process, in `cwd` (default: here).
 
-    `timeout_s` bounds each launch (the emulator's watchdog) and, with a few seconds' grace, the whole run."""
+    `timeout_s` bounds each launch (the emulator's watchdog) and, with a few seconds' grace, the whole run. None:
+    each launch gets the watchdog scaled to its work (launch.default_timeout_s over the GM the program has allocated
+    when it launches), and the whole run PROGRAM_RUN_LIMIT_S."""
     built = build_program(path, platform, opt, defines, include_dirs)
     plat = get_platform(platform)
     t0 = time.perf_counter()
@@ -435,8 +442,11 @@ def run_program(
             "ASCEMU_CORE_COUNT": str(plat.core_num),
             "ASCEMU_MODE": mode,
             "ASCEMU_STRICT": "1" if strict else "0",
-            "ASCEMU_TIMEOUT": str(timeout_s),
         }
+        if timeout_s is None:
+            env.pop("ASCEMU_TIMEOUT", None)  # the emulator scales each launch's watchdog
+        else:
+            env["ASCEMU_TIMEOUT"] = str(check_timeout(timeout_s))
         env.pop("ASCEMU_REPORT", None)
         timed_out = False
         try:
@@ -446,7 +456,7 @@ def run_program(
                 capture_output=True,
                 env=env,
                 cwd=cwd,
-                timeout=timeout_s + _GRACE_S,
+                timeout=(PROGRAM_RUN_LIMIT_S if timeout_s is None else timeout_s) + _GRACE_S,
             )
             code, out, err = proc.returncode, proc.stdout, proc.stderr
         except subprocess.TimeoutExpired as exc:  # subprocess.run has killed the child
@@ -500,6 +510,7 @@ def _launches(run_dir: Path, stderr: str) -> tuple[ProgramLaunch, ...]:
                 diagnostics=tuple(diags),
                 printf=tuple((int(p.get("core", -1)), str(p.get("text", ""))) for p in report.get("printf", [])),
                 kernel_s=float(report.get("wall_time_s", 0.0) or 0.0),
+                timeout_s=float((report.get("config") or {}).get("timeout_s", 0.0) or 0.0),
                 trace=dict(report.get("trace") or {}),
             )
         )

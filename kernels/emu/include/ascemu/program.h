@@ -91,6 +91,13 @@ inline std::string first_error(const Site& s) {
     return strf("kernel %s launched at line %u reported an error", s.kernel, s.line);
 }
 
+// The bytes of every GM allocation alive when a launch starts: a program's kernels may reach any of them.
+inline double live_gm_bytes() {
+    double bytes = 0;
+    for (const auto& b : rt().gm) bytes += (double)b->bytes;
+    return bytes;
+}
+
 // Runs body() on block_dim emulated cores as launch number n of the program: its record (launch-<n>.json before,
 // launch-<n>.report.json after) in ASCEMU_PROGRAM_RUN_DIR, or run by hand its report where ASCEMU_REPORT says.
 // Returns the launch's exit code (kernels/emu/README.md §5.6); a fatal record ends the process inside.
@@ -110,6 +117,7 @@ inline int run_recorded(const Site& s, long long block_dim, Body&& body) {
     fresh_runtime();
     Runtime& R = rt();
     R.cfg.report_path = report;
+    if (!std::getenv("ASCEMU_TIMEOUT")) R.cfg.timeout_s = default_timeout_s(live_gm_bytes(), block_dim);
     int rc;
     {
         HostSignals host;

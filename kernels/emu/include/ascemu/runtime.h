@@ -63,6 +63,18 @@ inline bool in_emulator(const char* file) {
 }
 
 // ------------------------------------------------------------------------------------------------ config
+// The watchdog a launch gets when nobody names one, scaled to its work (docs/emulator.md, Time-outs): a base for
+// start-up and any small launch, its GM bytes at a rate far below the emulator's slowest common case, and a term per
+// block.  workbench/running/emu/launch.py's default_timeout_s is the same formula (a test keeps the numbers equal).
+inline constexpr double kTimeoutBaseS = 20.0;
+inline constexpr double kTimeoutGmBytesPerS = 1024.0 * 1024.0;
+inline constexpr double kTimeoutPerBlockS = 0.01;
+inline constexpr double kTimeoutMaxS = 7 * 24 * 3600.0;
+inline double default_timeout_s(double gm_bytes, long long block_dim) {
+    const double t = kTimeoutBaseS + gm_bytes / kTimeoutGmBytesPerS + (double)block_dim * kTimeoutPerBlockS;
+    return t < kTimeoutMaxS ? t : kTimeoutMaxS;
+}
+
 struct Config {
     std::string platform = kProfile.name;
     std::string soc = kProfile.soc;
