@@ -132,6 +132,8 @@ def run(
     that ends with the verdict (progress.notebook_line). `trace=True` (emu backend) records the emulator's event
     log of the launch as `Result.events` (docs/emulator.md#event-log).
     """
+    if not isinstance(trace, (bool, np.bool_)):
+        raise InvalidInput("trace", trace, "True or False")
     with progress.notebook_line() as finish:
         result = _run(case, backend, seed, distribution, standard, inputs, worst, max_memory, kernel, bool(trace))
         # the case too: a cell that runs several cases leaves one such line per run
@@ -154,8 +156,6 @@ def _run(
     clock = time.perf_counter
     start = clock()
     be = backends.get(backend)
-    if not isinstance(trace, (bool, np.bool_)):
-        raise InvalidInput("trace", trace, "True or False")
     if trace and backend != "emu":
         raise InvalidInput("trace", trace, f"False with backend {backend!r}: the event log is the emulator's ('emu')")
     source = kernel_path(kernel)
