@@ -99,7 +99,7 @@ case = wb.Case(op, tuple(dtypes), tuple(shape), attrs=attrs)
 launch = prepare(case, wb.plan(case), wb.make_inputs(case, seed=0, distribution=dist))
 emu.execute(launch)
 runs = [emu.execute(launch).timings for _ in range(repeat)]
-print(json.dumps([min(t["run_s"] for t in runs), min(t["kernel_s"] for t in runs)]))
+print(json.dumps([min(t["run_s"] for t in runs), min(t["kernel_s"] for t in runs), wb.__file__]))
 """
 HERE = Path(__file__).resolve().parents[1]
 
@@ -107,10 +107,18 @@ HERE = Path(__file__).resolve().parents[1]
 def _child_best(checkout: Path, case: wb.Case, dist: str | None, repeat: int) -> tuple[float, float]:
     spec = [case.op, list(case.dtypes), list(case.shape), dict(case.attrs), dist, repeat]
     env = {**os.environ, "PYTHONPATH": str(checkout)}
+    # from a folder of no checkout: `python -c` puts its working folder before PYTHONPATH on the module path
     out = subprocess.run(
-        [sys.executable, "-c", _CHILD, json.dumps(spec)], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-c", _CHILD, json.dumps(spec)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tempfile.gettempdir(),
     )
-    run_s, kernel_s = json.loads(out.stdout.strip().splitlines()[-1])
+    run_s, kernel_s, imported = json.loads(out.stdout.strip().splitlines()[-1])
+    if not Path(imported).resolve().is_relative_to(checkout.resolve()):
+        raise SystemExit(f"the child for {checkout} imported {imported}: not a checkout to compare")
     return float(run_s), float(kernel_s)
 
 

@@ -68,7 +68,7 @@ class GmTensor:
     bytes: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # equal only to itself: its records are an array
 class KernelEvents:
     """The event log of one launch: `records` (EVENT_DTYPE, in core then program order) and what their codes name.
 
