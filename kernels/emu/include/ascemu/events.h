@@ -10,7 +10,9 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "ascemu/linkage.h"
 
@@ -21,7 +23,9 @@ struct GmAccess;
 
 // Set by the driver for each launch: whether the hooks record.
 inline bool g_events = false;
-inline std::atomic<uint64_t> g_event_seq{0};     // events recorded in this launch (also each one's seq)
+// Events the cores of this launch have reserved, in blocks of kEventBlock (one atomic add per block, not per event,
+// so cores running at once do not contend for it), and whether a core was refused one (the log is truncated).
+inline std::atomic<uint64_t> g_event_count{0};
 inline std::atomic<bool> g_events_truncated{false};
 
 enum class EvKind : uint8_t {
@@ -44,12 +48,14 @@ inline constexpr const char* kEvKindNames[] = {"call",    "gm_read",  "gm_write"
                                                "ub_copy", "set_flag", "wait_flag", "barrier",   "sync_all",
                                                "alloc",   "enque",    "deque",     "free"};
 
+inline constexpr uint64_t kEventBlock = 4096;  // events a core reserves (and allocates) at once
+
 enum EvFlag : uint8_t { EVF_OUTSIDE = 1 };  // a GM access that runs past its tensor's allocation
 
 // One event in memory.  Names are the string literals the emulator and std::source_location hand out: interned
 // into the file's string table only when it is written.
 struct Event {
-    uint64_t seq = 0;             // launch-wide order of recording (the interleaving the scheduler chose)
+    uint64_t seq = 0;             // the event's index in its core's log: program order
     const char* api = "";
     const char* file = "";
     uint32_t line = 0;
@@ -70,6 +76,27 @@ struct Event {
     const char* s1 = "";          // vector: the trace's api, source and destination dtypes
     const char* s2 = "";
     const char* s3 = "";
+};
+
+// A core's events, in blocks of kEventBlock: appending never moves (copies) the events already recorded.
+class EventLog {
+  public:
+    bool empty() const { return n_ == 0; }
+    size_t size() const { return n_; }
+    Event& back() { return at(n_ - 1); }
+    Event& at(size_t i) { return blocks_[i / kEventBlock][i % kEventBlock]; }
+    Event& push() {  // a default Event: each block is made of them
+        if (n_ % kEventBlock == 0) blocks_.emplace_back(new Event[kEventBlock]);
+        return at(n_++);
+    }
+    void clear() {
+        blocks_.clear();
+        n_ = 0;
+    }
+
+  private:
+    std::vector<std::unique_ptr<Event[]>> blocks_;
+    size_t n_ = 0;
 };
 
 #pragma pack(push, 1)

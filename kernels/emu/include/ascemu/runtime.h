@@ -327,7 +327,8 @@ struct Core {
     uint64_t api_calls = 0;
     // the event log (ascemu/events.h), recorded only when g_events: this core's events in program order, whether
     // the latest is still the current API call's, and the queues / TBufs its UB ranges belong to (by first use)
-    std::vector<Event> events;
+    EventLog events;
+    uint64_t events_left = 0;  // of the block this core reserved (ev_reserve)
     bool events_open = false;
     std::vector<const void*> event_owners;
     // atomics (§4.8)

@@ -325,7 +325,7 @@ ASCEMU_DECL int run_launch_file(const std::string& launch_path, const Overrides&
     C.dcache = str("dcache", "");
     C.events_path = resolve(base_dir, str("events_path", ""));
     g_events = !C.events_path.empty();
-    g_event_seq = 0;
+    g_event_count = 0;
     g_events_truncated = false;
     std::string om = str("overflow_mode", "");
     if (om == "saturation") C.overflow = OverflowMode::Saturation;

@@ -8,6 +8,19 @@
 
 namespace ascemu {
 
+// Room for one more event of core c: its reserved block, else a new block of the launch's kMaxEvents.
+inline bool ev_reserve(Core* c) {
+    if (c->events_left == 0) [[unlikely]] {
+        if (g_event_count.fetch_add(kEventBlock, std::memory_order_relaxed) >= kMaxEvents) {
+            g_events_truncated.store(true, std::memory_order_relaxed);
+            return false;
+        }
+        c->events_left = kEventBlock;
+    }
+    c->events_left--;
+    return true;
+}
+
 // The event the hooks of the current API call fill in: the core's latest, when that call opened one.
 inline Event* ev_current(Core* c) {
     return c && !c->events.empty() && c->events_open ? &c->events.back() : nullptr;
@@ -24,12 +37,9 @@ ASCEMU_DECL void ev_call(Core* c, const char* api, const char* file, uint32_t li
         c->events_open = !c->events.empty();
         return;
     }
-    if (g_event_seq.load(std::memory_order_relaxed) >= kMaxEvents) {
-        g_events_truncated.store(true, std::memory_order_relaxed);
-        return;
-    }
-    Event& e = c->events.emplace_back();
-    e.seq = g_event_seq.fetch_add(1, std::memory_order_relaxed);
+    if (!ev_reserve(c)) return;
+    Event& e = c->events.push();
+    e.seq = c->events.size() - 1;
     e.api = api;
     e.file = file;
     e.line = line;
@@ -42,10 +52,13 @@ inline Event* ev_gm_slot(Core* c) {
     Event* e = ev_current(c);
     if (!e) return nullptr;
     if (e->kind == EvKind::GmRead || e->kind == EvKind::GmWrite || e->kind == EvKind::GmAtomic) {
+        if (!ev_reserve(c)) return nullptr;
         Event copy = *e;
-        copy.seq = g_event_seq.fetch_add(1, std::memory_order_relaxed);
+        copy.seq = c->events.size();
+        Event& next = c->events.push();
         copy.bytes = 0;
-        e = &c->events.emplace_back(copy);
+        next = copy;
+        e = &next;
     }
     return e;
 }
@@ -158,14 +171,20 @@ ASCEMU_DECL bool write_events(const std::string& path) {
     std::vector<std::string> strings{""};
     std::unordered_map<const char*, uint32_t> ids{{"", 0}};
     std::unordered_map<std::string, uint32_t> by_text{{"", 0}};
+    // a few hundred distinct names over up to millions of events: a direct-mapped cache in front of the map
+    struct Hot { const char* s = nullptr; uint32_t id = 0; };
+    std::vector<Hot> hot(4096);
     auto intern = [&](const char* s) -> uint32_t {
         if (!s) return 0;
+        Hot& h = hot[((uintptr_t)s * 0x9E3779B97F4A7C15ull) >> 52];
+        if (h.s == s) return h.id;
         auto [it, fresh] = ids.try_emplace(s, 0);
         if (fresh) {  // one literal may exist at several addresses (one per translation unit)
             auto [jt, new_text] = by_text.try_emplace(s, (uint32_t)strings.size());
             if (new_text) strings.emplace_back(s);
             it->second = jt->second;
         }
+        h = {s, it->second};
         return it->second;
     };
     std::unordered_map<const void*, int32_t> tensor_of;
@@ -190,7 +209,8 @@ ASCEMU_DECL bool write_events(const std::string& path) {
             if (last.kind == EvKind::Call || last.kind == EvKind::Vector || last.kind == EvKind::UbCopy)
                 last.pipe = c->psv.cur;
         }
-        for (const Event& e : c->events) {
+        for (size_t i = 0; i < c->events.size(); ++i) {
+            const Event& e = c->events.at(i);
             EventDisk d{};
             d.seq = e.seq, d.gm_off = e.gm_off, d.gm_span = e.gm_span, d.gm_ok = e.gm_ok, d.gm_pitch = e.gm_pitch;
             d.bytes = e.bytes, d.repeats = e.repeats, d.count = e.count, d.id = e.id;
@@ -205,7 +225,7 @@ ASCEMU_DECL bool write_events(const std::string& path) {
             chunk.push_back(d);
             if (chunk.size() == 4096) flush();
         }
-        std::vector<Event>().swap(c->events);
+        c->events.clear();
     }
     flush();
     std::string t = "{\"version\":" + std::to_string(kEventsVersion) + ",\"block_dim\":" +
