@@ -15,14 +15,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..core._files import atomic_write
 from ..core.errors import InvalidInput
 from ..judge.perfmodel import ModelParams, params_for
+
+if TYPE_CHECKING:  # pandas is imported by the functions that build frames (`import workbench` stays light)
+    import pandas as pd
 
 # One record of the file: ascemu's EventDisk (events.h), packed, little-endian. A change there changes this.
 EVENT_DTYPE = np.dtype(
@@ -96,6 +98,8 @@ class KernelEvents:
         """One row per event: seq, core, kind, api, file, line, pipe, bytes, repeats, count, the UB range (ub_lo,
         ub_len, ub_buffer, ub_pos), the GM access (tensor, gm_off, gm_span, gm_rows, gm_row_bytes, gm_pitch,
         outside: past the tensor's allocation), flags (a, b, id) and the modelled start_s / dur_s."""
+        import pandas as pd
+
         r = self.records
         names = np.array(self.strings, dtype=object)
         tensor_names = np.array([t.name for t in self.tensors] + [""], dtype=object)
@@ -137,6 +141,8 @@ class KernelEvents:
         and length (bytes from the tensor's start; the span of a strided copy), rows / row_bytes / pitch, past_end
         (the access reaches bytes past the tensor's size: a DataCopy's 32-byte tail, or an overrun) and outside (past
         the tensor's allocation too, which the emulator reports as a diagnostic)."""
+        import pandas as pd
+
         c = self.calls
         g = c[c["kind"].isin(GM_KINDS)]
         arg = {t.name: t.arg for t in self.tensors}
@@ -167,6 +173,8 @@ class KernelEvents:
         """Each core's GM bytes per tensor and direction, merged into disjoint [lo, hi) intervals (byte offsets in
         the tensor): a 16M-element Cast gives a few intervals per core, not one row per DataCopy. `rows=False`
         merges each strided copy's whole span instead of its rows."""
+        import pandas as pd
+
         g = self.gm_accesses
         if g.empty:
             return pd.DataFrame(columns=["core", "tensor", "direction", "lo", "hi", "accesses"])
@@ -190,6 +198,8 @@ class KernelEvents:
     def overlaps(self) -> pd.DataFrame:
         """GM bytes that two cores both wrote (plain or atomic): tensor, lo, hi, core_a < core_b, and whether both
         writes were atomic adds (which do not race). Without a barrier between them these are races."""
+        import pandas as pd
+
         r = self.per_core_ranges()
         w = r[r["direction"].isin(("write", "atomic"))]
         out: list[tuple[str, int, int, int, int, bool]] = []
@@ -213,6 +223,9 @@ class KernelEvents:
         """UB bytes held by the queues of `core` (one queue: `buffer`, its index in `calls.ub_buffer`) after each
         AllocTensor and FreeTensor: seq, start_s, buffer, position, in_use (bytes of that queue), total (bytes of
         every queue of the core)."""
+
+        import pandas as pd
+
         c = self.calls
         q = c[(c["core"] == core) & c["kind"].isin(("alloc", "free"))]
         sign = np.where(q["kind"] == "alloc", 1, -1) * q["ub_len"].to_numpy()
@@ -344,6 +357,9 @@ def _schedule_core(r: np.ndarray, idx: np.ndarray, dur: np.ndarray, start: np.nd
 
 def _merge(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Touching or overlapping [lo, hi) intervals of each group merged; `accesses` counts the intervals merged."""
+
+    import pandas as pd
+
     f = frame.sort_values([*keys, "lo"], kind="stable").reset_index(drop=True)
     if f.empty:
         return f.assign(accesses=np.zeros(0, np.int64))
