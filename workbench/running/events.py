@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from heapq import heappop, heappush
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ import numpy as np
 
 from ..core._files import atomic_write
 from ..core.errors import InvalidInput
+from ..core.platform import get_platform
 from ..judge.perfmodel import ModelParams, params_for
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (`import workbench` stays light)
@@ -223,7 +225,6 @@ class KernelEvents:
         """UB bytes held by the queues of `core` (one queue: `buffer`, its index in `calls.ub_buffer`) after each
         AllocTensor and FreeTensor: seq, start_s, buffer, position, in_use (bytes of that queue), total (bytes of
         every queue of the core)."""
-
         import pandas as pd
 
         c = self.calls
@@ -259,10 +260,6 @@ class KernelEvents:
         for core, idx in _groups(r["core"][order], order):
             core_ends[core] = _schedule_core(r, idx, dur, start, kinds)
         # blocks beyond the physical cores: a block starts on the first core to free up (perfmodel._schedule)
-        from heapq import heappop, heappush
-
-        from ..core.platform import get_platform
-
         free = [0.0] * max(1, min(get_platform(self.platform).core_num, len(core_ends)))
         offset = {}
         for core in sorted(core_ends):
@@ -274,8 +271,6 @@ class KernelEvents:
 
     def _rate(self, p: ModelParams) -> float:
         """One core's GM rate, as perfmodel.predict sets it: the chip's bandwidth shared by the cores that move GM."""
-        from ..core.platform import get_platform
-
         r = self.records
         moving = np.unique(r["core"][(r["bytes"] > 0) & np.isin(r["pipe"], (2, 3))])
         active = min(len(moving), get_platform(self.platform).core_num) or 1
