@@ -73,6 +73,8 @@ def test_gm_ranges_tile_the_tensors_without_overlap(cast_run: wb.Result) -> None
     acc = ev.gm_accesses
     assert set(acc["direction"]) == {"read", "write"} and not acc["outside"].any()
     assert set(acc["role"]) == {"input", "output"} and set(acc["arg"]) == {0, 1}
+    last = acc[(acc["core"] == 7) & (acc["direction"] == "read")]
+    assert last["ordinal"].tolist() == [0, 1] and last["offset"].is_monotonic_increasing  # its two tiles, in order
 
 
 def test_modelled_durations_add_up_to_the_performance_model(cast_run: wb.Result) -> None:

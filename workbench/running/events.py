@@ -139,10 +139,11 @@ class KernelEvents:
 
     @cached_property
     def gm_accesses(self) -> pd.DataFrame:
-        """The GM accesses: core, seq, api, file, line, tensor, arg, role, direction (read | write | atomic), offset
-        and length (bytes from the tensor's start; the span of a strided copy), rows / row_bytes / pitch, past_end
-        (the access reaches bytes past the tensor's size: a DataCopy's 32-byte tail, or an overrun) and outside (past
-        the tensor's allocation too, which the emulator reports as a diagnostic)."""
+        """The GM accesses: core, seq, api, file, line, tensor, arg, role, direction (read | write | atomic), ordinal
+        (the access's index among its core's accesses of that tensor in that direction: the tile, in a kernel that
+        copies each tile once), offset and length (bytes from the tensor's start; the span of a strided copy), rows /
+        row_bytes / pitch, past_end (the access reaches bytes past the tensor's size: a DataCopy's 32-byte tail, or an
+        overrun) and outside (past the tensor's allocation too, which the emulator reports as a diagnostic)."""
         import pandas as pd
 
         c = self.calls
@@ -150,7 +151,7 @@ class KernelEvents:
         arg = {t.name: t.arg for t in self.tensors}
         role = {t.name: t.role for t in self.tensors}
         size = {t.name: t.bytes for t in self.tensors}
-        return pd.DataFrame(
+        frame = pd.DataFrame(
             {
                 "core": g["core"],
                 "seq": g["seq"],
@@ -170,6 +171,8 @@ class KernelEvents:
                 "outside": g["outside"],
             }
         ).reset_index(drop=True)
+        frame.insert(9, "ordinal", frame.groupby(["core", "tensor", "direction"]).cumcount().astype(np.int64))
+        return frame
 
     def per_core_ranges(self, rows: bool = True) -> pd.DataFrame:
         """Each core's GM bytes per tensor and direction, merged into disjoint [lo, hi) intervals (byte offsets in
