@@ -204,3 +204,16 @@ def test_to_chrome_trace_of_flags_pairs_set_and_wait() -> None:
     flows = [e for e in doc["traceEvents"] if e["ph"] in ("s", "f")]
     assert [(e["ph"], e["tid"]) for e in flows] == [("s", 1), ("f", 3)] and flows[0]["id"] == flows[1]["id"]
     assert flows[1]["bp"] == "e"
+
+
+@pytest.mark.slow
+def test_a_16m_element_cast_stays_small() -> None:
+    """16M elements: a few thousand events, one merged GM interval per core and direction, a trace of the same size."""
+    r = wb.run(wb.Case("cast", ("float32", "float16"), (1 << 24,)), trace=True)
+    ev = r.events
+    assert ev is not None and r.passed and 0 < len(ev) < 20_000
+    ranges = ev.per_core_ranges()
+    cores = {c.core for c in r.plan.cores}
+    assert len(ranges) == 2 * len(cores) and ev.overlaps().empty
+    assert ranges.groupby("direction")["hi"].max().to_dict() == {"read": 4 << 24, "write": 2 << 24}
+    assert len(to_chrome_trace(ev)["traceEvents"]) < 2 * len(ev) + 8 * len(cores)
