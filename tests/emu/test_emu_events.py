@@ -74,3 +74,14 @@ def test_off_by_default_and_refused_when_not_a_bool() -> None:
     assert kernel[2](emu.In(x), y, z).events is None
     with pytest.raises(emu.InvalidInput, match="trace"):
         kernel[2](emu.In(x), y, z, trace=1)
+
+
+def test_a_missing_log_is_never_silent(tmp_path: Path) -> None:
+    """A launch that finished without writing its log was refused the file: an infrastructure fault, no verdict. One
+    that ended in a fatal record writes none, and says so by None."""
+    from workbench.core.errors import InfrastructureError
+    from workbench.running.emu.launch import _events
+
+    with pytest.raises(InfrastructureError, match="event log"):
+        _events(tmp_path / "events.bin", exit_code=1)
+    assert _events(tmp_path / "events.bin", exit_code=2) is None

@@ -276,7 +276,7 @@ def run_launch(
             stderr,
             time.perf_counter() - t0,
             tuple((int(p.get("core", -1)), str(p.get("text", ""))) for p in report.get("printf") or []),
-            read_events(events_path) if trace and events_path.exists() else None,
+            _events(events_path, exit_code) if trace else None,
         )
     finally:
         release(sc)
@@ -324,6 +324,17 @@ def _stage(sc: Scratch, args: Sequence[Arg | ListArg | bytes], settings: dict[st
     sc.trim(len(fds))  # slots a previous, longer launch used
     (d / "launch.json").write_text(json.dumps({**settings, "args": entries}, allow_nan=False))
     return gm_args, fds
+
+
+def _events(path: Path, exit_code: int) -> KernelEvents | None:
+    """The event log the child wrote. A launch that ended in a fatal record (exit code >= 2) writes none; one that
+    finished and left none was refused the file by the machine: no log is ever silently missing."""
+    if path.exists():
+        return read_events(path)
+    if exit_code >= 2:
+        return None
+    _check_room(path.parent)
+    raise InfrastructureError("emulator scratch folder", path.parent, "the event log was not written", SCRATCH_FIX)
 
 
 def _check_room(scratch_dir: Path) -> None:
