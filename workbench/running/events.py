@@ -398,7 +398,8 @@ def to_chrome_trace(events: KernelEvents) -> dict[str, Any]:
     """The timeline in Chrome's trace-event format (the JSON object form; Perfetto and chrome://tracing open it):
     one process per core, one thread per pipe (S, V, MTE2, MTE3), each event with a modelled duration as a
     complete ("X") event with its API and file:line in args, SetFlag -> WaitFlag as flow events ("s" / "f"), queue
-    and other zero-time calls as instant ("i") events. Times are the performance model's, in µs."""
+    and other zero-time calls as instant ("i") events, and the UB bytes the core's queues hold as a counter ("C").
+    Times are the performance model's, in µs."""
     c = events.calls
     out: list[dict[str, Any]] = []
     for core in sorted(set(c["core"].tolist())):
@@ -407,6 +408,11 @@ def to_chrome_trace(events: KernelEvents) -> dict[str, Any]:
         for tid, pipe in enumerate(PIPES):
             out.append({"ph": "M", "name": "thread_name", "pid": core, "tid": tid, "args": {"name": pipe}})
             out.append({"ph": "M", "name": "thread_sort_index", "pid": core, "tid": tid, "args": {"sort_index": tid}})
+    for core in sorted(set(c["core"].tolist())):  # UB held by the core's queues, as a counter track
+        occ = events.ub_occupancy(core)
+        for ts, total in zip(occ["start_s"].to_numpy() * 1e6, occ["total"].tolist(), strict=True):
+            counter = {"ph": "C", "name": "UB bytes in queues", "pid": core, "tid": 0, "ts": float(ts)}
+            out.append({**counter, "args": {"bytes": total}})
     pending: dict[tuple[int, int, int, int], list[int]] = {}
     flow = 0
     for e in c.itertuples(index=False):
