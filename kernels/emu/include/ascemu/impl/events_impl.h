@@ -22,21 +22,16 @@ inline bool ev_reserve(Core* c) {
 }
 
 // The event the hooks of the current API call fill in: the core's latest, when that call opened one.
-inline Event* ev_current(Core* c) {
-    return c && !c->events.empty() && c->events_open ? &c->events.back() : nullptr;
-}
+inline Event* ev_current(Core* c) { return c && c->events_open ? &c->events.back() : nullptr; }
 
 ASCEMU_DECL void ev_call(Core* c, const char* api, const char* file, uint32_t line) {
-    if (!c->events.empty() && c->events_open) {
+    if (c->events_open) {
         Event& prev = c->events.back();  // the previous call has ended: the pipe it settled on is its pipe
         if (prev.kind == EvKind::Call || prev.kind == EvKind::Vector || prev.kind == EvKind::UbCopy)
             prev.pipe = c->psv.cur;
     }
+    if (c->call_in_emulator) return;  // an API another API calls: its effects belong to the outer call's event
     c->events_open = false;
-    if (c->call_in_emulator) {  // an API another API calls: its effects belong to the outer call's event
-        c->events_open = !c->events.empty();
-        return;
-    }
     if (!ev_reserve(c)) return;
     Event& e = c->events.push();
     e.seq = c->events.size() - 1;
@@ -57,6 +52,7 @@ inline Event* ev_gm_slot(Core* c) {
         copy.seq = c->events.size();
         Event& next = c->events.push();
         copy.bytes = 0;
+        copy.flags = 0;
         next = copy;
         e = &next;
     }
@@ -226,6 +222,7 @@ ASCEMU_DECL bool write_events(const std::string& path) {
             if (chunk.size() == 4096) flush();
         }
         c->events.clear();
+        c->events_open = false;
     }
     flush();
     std::string t = "{\"version\":" + std::to_string(kEventsVersion) + ",\"block_dim\":" +
