@@ -152,6 +152,7 @@ class PreparedLaunch:
     block_dim: int  # 0: no launch; the outputs are what the launcher leaves (zeros)
     edited: bool = False
     builtin: Any = None  # npu.aclnn.BuiltinCall: the built-in op of the same name on the same tensors, or None
+    trace: bool = False  # record the emulator's event log (docs/emulator.md#event-log); emu backend only
 
     @property
     def outputs(self) -> dict[str, np.ndarray]:

@@ -6,7 +6,7 @@ import os
 import shutil
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from ..planning.case import Case
 from ..planning.pipeline import check_data, check_distribution, check_inputs, check_seed, make_inputs, plan, verify
 from ..planning.registry import get_op
 from . import backends, reruns
+from .events import KernelEvents
 from .launch import prepare
 
 
@@ -56,6 +57,8 @@ class Result:
     stages: dict[str, float] = field(default_factory=dict, repr=False)
     # Where each of `timings` comes from (timesource.py): "emulator wall", "device-measured", "predicted", ...
     timing_sources: dict[str, TimeSource] = field(default_factory=dict, repr=False)
+    # The emulator's event log of the launch with trace=True (events.py, docs/emulator.md#event-log), else None
+    events: KernelEvents | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "timing_sources", checked(self.timings, self.timing_sources))
@@ -117,6 +120,7 @@ def run(
     worst: int = 10,
     max_memory: Any = None,
     kernel: str | Path | None = None,
+    trace: bool = False,
 ) -> Result:
     """Run `case` on `backend` and compare every output with the golden.
 
@@ -125,10 +129,13 @@ def run(
     op's kernel source (see `copy_kernel`) instead of the shipped one, with the same tiling and report. A rerun of
     the same (case, seed, distribution) reuses the inputs and golden of an earlier one (reruns.py): a Result's
     inputs and expected arrays are read-only. In a notebook cell a build or a long launch shows a progress line
-    that ends with the verdict (progress.notebook_line).
+    that ends with the verdict (progress.notebook_line). `trace=True` (emu backend) records the emulator's event
+    log of the launch as `Result.events` (docs/emulator.md#event-log).
     """
+    if not isinstance(trace, (bool, np.bool_)):
+        raise InvalidInput("trace", trace, "True or False")
     with progress.notebook_line() as finish:
-        result = _run(case, backend, seed, distribution, standard, inputs, worst, max_memory, kernel)
+        result = _run(case, backend, seed, distribution, standard, inputs, worst, max_memory, kernel, bool(trace))
         # the case too: a cell that runs several cases leaves one such line per run
         finish(f"done: {result.verdict} in {result.stages['total_s']:.1f} s — {case.label()}")
     return result
@@ -144,10 +151,13 @@ def _run(
     worst: int,
     max_memory: Any,
     kernel: str | Path | None,
+    trace: bool = False,
 ) -> Result:
     clock = time.perf_counter
     start = clock()
     be = backends.get(backend)
+    if trace and backend != "emu":
+        raise InvalidInput("trace", trace, f"False with backend {backend!r}: the event log is the emulator's ('emu')")
     source = kernel_path(kernel)
     seed, dist = check_seed(seed), check_distribution(case, distribution)
     check_standard(standard)
@@ -169,6 +179,8 @@ def _run(
     if known is None and job is None:
         expected, golden_s = _timed_golden(case, data)
     launch = prepare(case, tiling, data, source)
+    if trace:
+        launch = replace(launch, trace=True)
     prepared = clock()
     ex = be.execute(launch)
     executed = clock()
@@ -212,6 +224,7 @@ def _run(
         baseline,
         stages,
         timing_sources,
+        ex.events,
     )
     end = clock()
     stages["result_s"], stages["total_s"] = end - compared, end - start

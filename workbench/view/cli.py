@@ -152,6 +152,8 @@ def _run(args: argparse.Namespace) -> int:
     case = case_from_args(args)
     if args.html is not None:  # refuse before the run, not after it
         check_output_file(args.html, "--html")
+    if args.trace is not None:
+        check_output_file(args.trace, "--trace")
     if args.kernel is not None:  # before the run, and in the command line's terms
         check_kernel_file(args)
     out = getattr(args, "out", None)
@@ -162,8 +164,17 @@ def _run(args: argparse.Namespace) -> int:
 
         destination(out, force=args.force)
     result = run(
-        case, args.backend, args.seed, args.distribution, args.standard, max_memory=args.max_memory, kernel=args.kernel
+        case,
+        args.backend,
+        args.seed,
+        args.distribution,
+        args.standard,
+        max_memory=args.max_memory,
+        kernel=args.kernel,
+        trace=args.trace is not None,
     )
+    if args.trace is not None:
+        _write_trace(result, args.trace)
     if args.html is not None:
         from .render.report import write_html
 
@@ -180,6 +191,15 @@ def _run(args: argparse.Namespace) -> int:
         for d in result.diagnostics:
             print(f"workbench: {d}", file=sys.stderr)
     return code
+
+
+def _write_trace(result: Any, path: str) -> None:
+    from ..running.events import write_chrome_trace
+
+    if result.events is None:  # a launch that ended in a fatal record wrote no log: say so, keep the verdict
+        print(f"workbench: --trace {path}: no event log (the launch ended before it was written)", file=sys.stderr)
+        return
+    print(f"workbench: trace written to {write_chrome_trace(result.events, path, '--trace')}", file=sys.stderr)
 
 
 def case_flags(args: argparse.Namespace) -> list[str]:

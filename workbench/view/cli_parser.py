@@ -132,6 +132,13 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--standard", default=None, help="exact, double_thousandth, single_benchmark, mixed_tolerance")
     p.add_argument("--html", default=None, metavar="FILE", help="also write a self-contained HTML report")
     p.add_argument(
+        "--trace",
+        default=None,
+        metavar="FILE",
+        help="record the emulator's event log (emu backend) and write its per-core pipe timeline as Chrome "
+        "trace-event JSON, which Perfetto and chrome://tracing open (times predicted by the performance model)",
+    )
+    p.add_argument(
         "--kernel",
         default=None,
         metavar="FILE",

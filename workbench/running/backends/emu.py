@@ -23,9 +23,12 @@ def execute(launch: PreparedLaunch) -> Execution:
     workspace = Workspace(launch.workspace_bytes, fill=launch.workspace_fill)
     built = binary.built()  # shows its own progress; the launch below finds it cached
     with progress.stage(f"running {launch.entry} on {launch.block_dim} emulated cores"):
+        traced = {"trace": True} if launch.trace else {}
         run = binary[launch.block_dim](
-            *args, workspace=workspace, tiling=launch.tiling, tiling_key=launch.tiling_key, mode=MODE
+            *args, workspace=workspace, tiling=launch.tiling, tiling_key=launch.tiling_key, mode=MODE, **traced
         )
     timings = {"build_s": built.seconds, "launch_s": run.total_s, "run_s": run.wall_s, "kernel_s": run.kernel_s}
     sources: dict[str, TimeSource] = {**dict.fromkeys(timings, EMULATOR_WALL), "build_s": HOST_WALL}  # g++ here
-    return Execution(launch.outputs, run.diagnostics, run.trace, timings, run.exit_code, timing_sources=sources)
+    return Execution(
+        launch.outputs, run.diagnostics, run.trace, timings, run.exit_code, timing_sources=sources, events=run.events
+    )

@@ -34,6 +34,7 @@ from ...core.errors import InvalidInput, UnsupportedPlatform
 from ...core.platform import get_platform
 from ...planning.pipeline import MAX_BLOCK_DIM  # the emulator refuses more as well (HARNESS)
 from ..backends import faulted
+from ..events import KernelEvents
 from .build import PLATFORM_MACRO, Built, Variant, build, defines_of
 from .launch import POISON, Arg, Diagnostic, LaunchOutcome, ListArg, check_launch_options, check_timeout, run_launch
 from .program import run_program
@@ -145,6 +146,9 @@ class KernelRun:
     total_s: float  # arrays in, the child, outputs back
     stderr: str = field(repr=False, default="")
     printf: tuple[tuple[int, str], ...] = field(repr=False, default=())  # (core, text) of AscendC::printf / PRINTF
+    # the launch's event log with trace=True (docs/emulator.md#event-log); None without, or when the launch ended in
+    # a fatal record before the log was written
+    events: KernelEvents | None = field(repr=False, default=None)
 
     @property
     def faulted(self) -> bool:
@@ -208,6 +212,7 @@ class _Bound:
             out.total_s,
             built.local(out.stderr),
             out.printf,
+            None if out.events is None else replace(out.events, strings=tuple(map(built.local, out.events.strings))),
         )
 
 

@@ -29,6 +29,7 @@ import numpy as np
 from ...core._files import os_error
 from ...core.errors import InfrastructureError, InvalidInput
 from ...planning.pipeline import MAX_BLOCK_DIM
+from ..events import KernelEvents, read_events
 from ..launch import POISON, Diagnostic, poison
 from . import worker
 from .scratch import SCRATCH_FIX, Scratch, acquire, gm_file_size, read_all, release, write_all
@@ -85,6 +86,7 @@ LAUNCH_OPTIONS: dict[str, tuple[Any, str]] = {
     "pipe_check": _one_of("on", "strict", "off"),
     "dcache": _one_of("model", "off"),
     "diag_stderr": _boolean(),
+    "trace": _boolean(),  # record the event log (docs/emulator.md#event-log): LaunchOutcome.events
 }
 
 
@@ -191,6 +193,7 @@ class LaunchOutcome:
     stderr: str
     total_s: float = 0.0  # run_launch end to end: arrays into the scratch files, the child, outputs back
     printf: tuple[tuple[int, str], ...] = ()  # (core, text) the kernel printed (AscendC::printf / PRINTF), by core
+    events: KernelEvents | None = None  # the event log, with options trace=True (docs/emulator.md#event-log)
 
 
 def run_launch(
@@ -218,7 +221,9 @@ def run_launch(
     sc = acquire()
     try:
         d = sc.dir
-        report_path, done_path = d / "report.json", d / "done"
+        report_path, done_path, events_path = d / "report.json", d / "done", d / "events.bin"
+        options = dict(options or {})
+        trace = bool(options.pop("trace", False))
         settings = {
             "platform": platform,
             "soc": soc,
@@ -228,10 +233,11 @@ def run_launch(
             "seed": 0,
             "strict": False,
             "timeout_s": float(timeout_s),
-            **(options or {}),
+            **options,
             "report_path": str(report_path),
             "done_file": str(done_path),
             "exit_note": True,
+            **({"events_path": str(events_path)} if trace else {}),
         }
         try:
             gm_args, fds = _stage(sc, args, settings)
@@ -270,6 +276,7 @@ def run_launch(
             stderr,
             time.perf_counter() - t0,
             tuple((int(p.get("core", -1)), str(p.get("text", ""))) for p in report.get("printf") or []),
+            _events(events_path, exit_code) if trace else None,
         )
     finally:
         release(sc)
@@ -279,7 +286,8 @@ def _stage(sc: Scratch, args: Sequence[Arg | ListArg | bytes], settings: dict[st
     """Write the launch's files into the scratch directory: the GM buffers, the bytes arguments and launch.json
     (`settings` and the GM entries)."""
     d = sc.dir
-    for stale in (settings["report_path"], settings["done_file"]):  # left by the previous launch in this directory
+    # left by the previous launch in this directory
+    for stale in (settings["report_path"], settings["done_file"], d / "events.bin"):
         Path(stale).unlink(missing_ok=True)
     entries: list[dict[str, Any]] = []
     gm_args: list[Arg] = []
@@ -316,6 +324,17 @@ def _stage(sc: Scratch, args: Sequence[Arg | ListArg | bytes], settings: dict[st
     sc.trim(len(fds))  # slots a previous, longer launch used
     (d / "launch.json").write_text(json.dumps({**settings, "args": entries}, allow_nan=False))
     return gm_args, fds
+
+
+def _events(path: Path, exit_code: int) -> KernelEvents | None:
+    """The event log the child wrote. A launch that ended in a fatal record (exit code >= 2) writes none; one that
+    finished and left none was refused the file by the machine: no log is ever silently missing."""
+    if path.exists():
+        return read_events(path)
+    if exit_code >= 2:
+        return None
+    _check_room(path.parent)
+    raise InfrastructureError("emulator scratch folder", path.parent, "the event log was not written", SCRATCH_FIX)
 
 
 def _check_room(scratch_dir: Path) -> None:

@@ -72,6 +72,8 @@ inline void mte_count(MteStat& m, uint64_t bytes, uint64_t bursts) {
     m.ops++;
     m.bursts += bursts;
     if (bytes < 512) m.small_ops++;
+    if (g_events) [[unlikely]]
+        ev_moved(t_core, &m == &t_core->tr.ub2ub, bytes);
 }
 
 template <class T>

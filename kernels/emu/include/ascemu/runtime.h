@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "ascemu/api_types.h"
+#include "ascemu/events.h"
 #include "ascemu/platform.h"
 #include "ascemu/types.h"
 #include "ascemu/linkage.h"
@@ -101,6 +102,8 @@ struct Config {
     std::string pipe_check;
     // §5.1 DCache: "model" (default) | "off".  Empty = take $ASCEMU_DCACHE, else "model".
     std::string dcache;
+    // the event log's file (ascemu/events.h); empty: no log, every hook is off
+    std::string events_path;
 };
 
 // ------------------------------------------------------------------------------------------------ diag
@@ -322,6 +325,12 @@ struct Core {
     bool call_in_emulator = false;
     const char* judged_file = nullptr;
     uint64_t api_calls = 0;
+    // the event log (ascemu/events.h), recorded only when g_events: this core's events in program order, whether
+    // the latest is still the current API call's, and the queues / TBufs its UB ranges belong to (by first use)
+    EventLog events;
+    uint64_t events_left = 0;  // of the block this core reserved (ev_reserve)
+    bool events_open = false;
+    std::vector<const void*> event_owners;
     // atomics (§4.8)
     const char* atomic_type = nullptr;
     void (*atomic_fn)(uint8_t* gm, const uint8_t* ub, size_t bytes, OverflowMode) = nullptr;
@@ -516,6 +525,8 @@ inline Core* api_enter(const char* api, const SL& loc) {
     if (loc.file_name() != c->judged_file) [[unlikely]]
         judge_call_site(c, loc.file_name());
     if (!c->call_in_emulator) c->last_loc = loc;  // an inner call keeps the outer call's site
+    if (g_events) [[unlikely]]
+        ev_call(c, api, loc.file_name(), loc.line());
     c->psv.cur = PX_V;  // most APIs run on the vector pipe; S / MTE2 / MTE3 APIs override after api_enter
     if (++c->api_calls > rt().cfg.api_budget) [[unlikely]]
         api_budget_exhausted(loc);
@@ -560,8 +571,15 @@ inline size_t gm_acl_alloc(size_t bytes) { return gm_rounded(bytes) + 32; }
 // is not a multiple of 32 ends at ALIGN_UP(size, 32): inside the rounded size of an aclrtMalloc-model buffer it is
 // not reported.  A scalar access (GetValue/SetValue, ...) past the tensor's last byte is, as anything past the
 // rounded size is (GM_SLACK_ACCESS / GM_WRITE_PAST_END inside the allocation, GM_OOB past it).
-ASCEMU_DECL GmAccess gm_check(const void* p, size_t len, bool write, size_t elem, const SL& loc, const char* what,
-                              bool block_granular = false);
+ASCEMU_DECL GmAccess gm_check_access(const void* p, size_t len, bool write, size_t elem, const SL& loc,
+                                     const char* what, bool block_granular);
+inline GmAccess gm_check(const void* p, size_t len, bool write, size_t elem, const SL& loc, const char* what,
+                         bool block_granular = false) {
+    GmAccess a = gm_check_access(p, len, write, elem, loc, what, block_granular);
+    if (g_events) [[unlikely]]
+        ev_gm(p, len, write, a);
+    return a;
+}
 
 ASCEMU_DECL void gm_uninit_check(const GmAccess& a, const SL& loc, const char* what);
 
@@ -662,4 +680,5 @@ ASCEMU_DECL void write_report(int exit_code);
 
 #if ASCEMU_WITH_IMPL
 #include "ascemu/impl/runtime_impl.h"
+#include "ascemu/impl/events_impl.h"
 #endif

@@ -119,6 +119,8 @@ inline void PipeBarrier(ASCEMU_SL) {
     using namespace ascemu;
     Core* c = api_enter("PipeBarrier", loc);
     c->tr.pipe_barrier[pipe < PIPE_NUM_ASCEMU ? pipe : 0]++;
+    if (g_events) [[unlikely]]
+        ev_mark(c, EvKind::Barrier, (int32_t)pipe, -1, -1);
     pipe_barrier_model(c, pipe);
     if (pipe == PIPE_S)
         diag("PIPE_S_BARRIER", Sev::Error, loc, "PipeBarrier<PIPE_S> raises a hardware error on the device ([DOC] p.1829)",
@@ -230,6 +232,8 @@ inline void SyncAll(ASCEMU_SL) {
     using namespace ascemu;
     Core* c = api_enter("SyncAll", loc);
     c->tr.syncall++;
+    if (g_events) [[unlikely]]
+        ev_mark(c, EvKind::SyncAll, -1, -1, -1);
     if constexpr (kIs310P) {
         diag("UNSUPPORTED_API", Sev::Error, loc,
              "hard SyncAll() is not available on 310P (dav-m200); ascemu still acts as a barrier", "{}");
@@ -258,6 +262,8 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
     using namespace ascemu;
     Core* c = api_enter("SyncAll", loc);
     c->tr.syncall++;
+    if (g_events) [[unlikely]]
+        ev_mark(c, EvKind::SyncAll, -1, -1, -1);
     Runtime& R = rt();
     int n = usedCores > 0 ? usedCores : (int)R.cores.size();
     sync_blockdim_check(c, loc, "SyncAll");

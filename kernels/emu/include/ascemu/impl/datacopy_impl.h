@@ -26,6 +26,8 @@ ASCEMU_DECL bool xfer_gm_to_ub(Core* c, const UbView& dv, const uint8_t* g, cons
         }
     maybe_yield(c);
     GmAccess a = gm_check(g, gspan, false, elem, loc, api, moves_whole_blocks(api));
+    if (g_events) [[unlikely]]
+        ev_rows(x.count, x.len, x.gm_pitch);
     if (!a.buf) {
         return false;
     }
@@ -88,6 +90,8 @@ ASCEMU_DECL bool gm_store(Core* c, uint8_t* g, const uint8_t* u, const Xfer& x, 
     uint64_t gspan = (uint64_t)(x.count - 1) * x.gm_pitch + x.len;
     maybe_yield(c);
     GmAccess a = gm_check(g, gspan, true, elem, loc, api, moves_whole_blocks(api));
+    if (g_events) [[unlikely]]
+        ev_rows(x.count, x.len, x.gm_pitch);
     if (!a.buf) return false;
     bool atomic = c->atomic_fn != nullptr;
     if (atomic && std::strcmp(c->atomic_type, dtype) != 0)

@@ -323,6 +323,10 @@ ASCEMU_DECL int run_launch_file(const std::string& launch_path, const Overrides&
     C.diag_stderr = boo("diag_stderr", true);
     C.pipe_check = str("pipe_check", "");  // empty: the environment / default decides (runtime.h Config)
     C.dcache = str("dcache", "");
+    C.events_path = resolve(base_dir, str("events_path", ""));
+    g_events = !C.events_path.empty();
+    g_event_count = 0;
+    g_events_truncated = false;
     std::string om = str("overflow_mode", "");
     if (om == "saturation") C.overflow = OverflowMode::Saturation;
     else if (om == "inf_nan" || om == "infnan") C.overflow = OverflowMode::InfNan;
@@ -431,6 +435,9 @@ ASCEMU_DECL int run_launch_file(const std::string& launch_path, const Overrides&
     clk.lap("gm_setup");
     int rc = launch(C.block_dim, [&entry, &specs]() { entry.call(entry.fn, specs); });
     clk.lap("launch");
+    if (g_events && !write_events(C.events_path))
+        diag_launch("HARNESS", Sev::Warning, "cannot write the event log to '" + C.events_path + "'");
+    g_events = false;
     write_report(rc);
     std::fflush(stdout);
     clk.lap("report_outputs");

@@ -47,6 +47,8 @@ ASCEMU_DECL bool QueueState::alloc_slot(uint32_t elem, int producer, UbView& out
             queue_release_event(c, b, SLOT_FREE);
             next_ = (i + 1) % num_;
             out = UbView{b.lo, len_ / elem, (int32_t)(first_ + i), b.gen, (uint8_t)pos_, (uint8_t)elem};
+            if (g_events) [[unlikely]]
+                ev_queue(c, EvKind::Alloc, this, (uint8_t)pos_, b.lo, b.hi - b.lo);
             return true;
         }
     }
@@ -84,6 +86,8 @@ ASCEMU_DECL void QueueState::free_slot(const UbView& v, int consumer, AscendC::H
     }
     b.state = SlotState::Free;
     b.gen++;
+    if (g_events) [[unlikely]]
+        ev_queue(c, EvKind::Free, this, b.pos, b.lo, b.hi - b.lo);
     pipe_signal(c->psv, consumer, b.psnap);
     c->psv.vc[consumer][consumer]++;
     queue_hold_event(c, b, SLOT_FREE, free_evt, loc);
@@ -124,6 +128,8 @@ ASCEMU_DECL bool QueueState::enque_slot(const UbView& v, int32_t depth, int prod
     queue_hold_event(c, b, SLOT_ENQUE, enque_evt, loc);
     fifo_[(head_ + count_) % 64] = v.buf;
     count_++;
+    if (g_events) [[unlikely]]
+        ev_queue(c, EvKind::EnQue, this, b.pos, b.lo, b.hi - b.lo);
     return true;
 }
 
@@ -143,6 +149,8 @@ ASCEMU_DECL bool QueueState::deque_slot(uint32_t elem, int consumer, UbView& out
     pipe_wait(c->psv, consumer, b.psnap);
     queue_release_event(c, b, SLOT_ENQUE);
     out = UbView{b.lo, len_ / elem, i, b.gen, (uint8_t)pos_, (uint8_t)elem};
+    if (g_events) [[unlikely]]
+        ev_queue(c, EvKind::DeQue, this, b.pos, b.lo, b.hi - b.lo);
     return true;
 }
 

@@ -145,7 +145,7 @@ inline std::string gm_alloc_words(const GmBuf* b) {
     return strf("its allocation of %zu bytes", b->alloc);
 }
 
-ASCEMU_DECL GmAccess gm_check(const void* p, size_t len, bool write, size_t elem, const SL& loc, const char* what,
+ASCEMU_DECL GmAccess gm_check_access(const void* p, size_t len, bool write, size_t elem, const SL& loc, const char* what,
                               bool block_granular) {
     GmAccess a;
     if (len == 0) return a;
@@ -657,6 +657,8 @@ ASCEMU_DECL void trace_vec(Core* c, const char* api, const char* src, const char
         hot = {key, seen};
     }
     VecAgg& a = *hot.a;
+    if (g_events) [[unlikely]]
+        ev_vec(c, api, src, dst, count, repeats + internal);
     a.calls++;
     a.repeats += repeats;
     a.internal_repeats += internal;

@@ -47,7 +47,10 @@ ASCEMU_DECL void set_flag_impl(int e, int32_t id, const SL& loc) {
     c->live->ev_pending[e][id]++;
     c->live->ev_loc[e][id] = loc;
     int src, dst;
-    if (event_pipes(e, src, dst)) {  // publish src's clock; later src writes start a new epoch
+    const bool piped = event_pipes(e, src, dst);
+    if (g_events) [[unlikely]]
+        ev_mark(c, EvKind::SetFlag, piped ? src : -1, piped ? dst : -1, id);
+    if (piped) {  // publish src's clock; later src writes start a new epoch
         PipeState& s = c->psv;
         PipeEv pe{(uint8_t)e, (uint8_t)id, {}};
         pipe_signal(s, src, pe.snap);
@@ -69,7 +72,10 @@ ASCEMU_DECL void wait_flag_impl(int e, int32_t id, const SL& loc) {
     }
     c->live->ev_pending[e][id]--;
     int src, dst;
-    if (event_pipes(e, src, dst)) {  // dst is now ordered after everything src had done at the (oldest) SetFlag
+    const bool piped = event_pipes(e, src, dst);
+    if (g_events) [[unlikely]]
+        ev_mark(c, EvKind::WaitFlag, piped ? src : -1, piped ? dst : -1, id);
+    if (piped) {  // dst is now ordered after everything src had done at the (oldest) SetFlag
         PipeState& s = c->psv;
         for (size_t k = 0; k < s.ev.size(); ++k)
             if (s.ev[k].event == e && s.ev[k].id == id) {
@@ -117,6 +123,8 @@ ASCEMU_DECL void pipe_barrier(pipe_t pipe, const std::source_location loc) {
     using namespace ascemu;
     Core* c = api_enter("pipe_barrier", loc);
     c->tr.pipe_barrier[pipe < PIPE_NUM_ASCEMU ? pipe : 0]++;
+    if (g_events) [[unlikely]]
+        ev_mark(c, EvKind::Barrier, (int32_t)pipe, -1, -1);
     pipe_barrier_model(c, pipe);
     if (pipe == PIPE_S)
         diag("PIPE_S_BARRIER", Sev::Error, loc, "pipe_barrier(PIPE_S) raises a hardware error on the device", "{}");

@@ -157,6 +157,8 @@ ASCEMU_DECL uint8_t* ub_operand(Core* c, const UbView& v, size_t bytes, unsigned
              strf("%s operand %s covers UB [%u, %llu) but its buffer is [%u, %u)", c->last_api, role, v.off,
                   (unsigned long long)end, b.lo, b.hi),
              jd("operand", role, "ub_offset", v.off, "bytes", bytes, "buffer_lo", b.lo, "buffer_hi", b.hi));
+    if (g_events) [[unlikely]]
+        ev_ub(c, v.buf, v.off, bytes, acc & (UB_W | UB_PW));
     if (acc & (UB_R | UB_PR | UB_W | UB_PW))
         pipe_ub(c, v.off, (uint32_t)end, acc & (UB_R | UB_PR), acc & (UB_W | UB_PW), loc, role);
     if ((acc & UB_R) && bytes && !c->ubw.all(v.off, end))
