@@ -228,22 +228,31 @@ def compare_runs(a: Result, b: Result, labels: tuple[str, str] = ("A", "B")) -> 
     if len(labels) != 2 or not all(isinstance(x, str) and x for x in labels) or labels[0] == labels[1]:
         raise InvalidInput("labels", labels, "two different non-empty names, e.g. ('shipped', 'edited')")
     la, lb = labels
-    notes = list(_input_notes(a, b, la, lb))
+    plan_diff = diff_fields(_plan_json(a.plan), _plan_json(b.plan))
     pa, how_a = _prediction(a)
     pb, how_b = _prediction(b)
     return RunComparison(
         a=_side(a, la),
         b=_side(b, lb),
         case_diff=_case_diff(a, b),
-        plan_diff=diff_fields(_plan_json(a.plan), _plan_json(b.plan)),
-        outputs=tuple(_output_diff(name, a, b, la, lb) for name in dict.fromkeys([*a.outputs, *b.outputs])),
+        plan_diff=plan_diff,
+        outputs=tuple(
+            _output_diff(name, a, b, la, lb, not plan_diff) for name in dict.fromkeys([*a.outputs, *b.outputs])
+        ),
         timings=tuple(
-            _row(key, a.timings.get(key), a.timing_sources.get(key), b.timings.get(key), b.timing_sources.get(key))
+            _row(
+                key,
+                a.timings.get(key),
+                a.timing_sources.get(key),
+                b.timings.get(key),
+                b.timing_sources.get(key),
+                labels,
+            )
             for key in dict.fromkeys([*a.timings, *b.timings])
         ),
-        model=_model_rows(pa, pb),
+        model=_model_rows(pa, pb, labels),
         model_how=(how_a, how_b),
-        notes=tuple(notes),
+        notes=tuple(_input_notes(a, b, la, lb)),
     )
 
 
@@ -289,6 +298,12 @@ def _plan_json(plan: TilingPlan) -> dict[str, Any]:
     for key in ("op", "platform", "notes"):
         d.pop(key)
     d["ub"]["fraction"] = round(plan.ub_fraction, 4)
+    # one row per core, after every other field: a different split changes every core, and the fields come first
+    cores = d.pop("cores")
+    d["cores"] = {
+        f"core {c['core']}": " ".join(f"{k} {v}" for k, v in c.items() if k != "core" and (v or k != "tail"))
+        for c in cores
+    }
     return d
 
 
@@ -326,7 +341,7 @@ def _bits(x: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x).view(np.uint8)
 
 
-def _output_diff(name: str, a: Result, b: Result, la: str, lb: str) -> OutputDiff:
+def _output_diff(name: str, a: Result, b: Result, la: str, lb: str, same_plan: bool) -> OutputDiff:
     xa, xb = a.outputs.get(name), b.outputs.get(name)
     if xa is None or xb is None:
         return OutputDiff(name, False, f"only {la if xb is None else lb} has this output")
@@ -342,8 +357,8 @@ def _output_diff(name: str, a: Result, b: Result, la: str, lb: str) -> OutputDif
     ulp = errors["ulp"][differ]
     defined = ulp[ulp >= 0]
     worst = int(differ[int(np.argmax(abs_err))])
-    placements = [Placement(f"{la} and {lb}" if a.plan == b.plan else la, _cells(a, name, differ))]
-    if a.plan != b.plan:
+    placements = [Placement(f"{la} and {lb}" if same_plan else la, _cells(a, name, differ))]
+    if not same_plan:
         placements.append(Placement(lb, _cells(b, name, differ)))
     return OutputDiff(
         name,
@@ -379,15 +394,19 @@ def _cells(r: Result, output: str, positions: np.ndarray) -> tuple[Cell, ...]:
 
 
 def _row(
-    what: str, a: float | None, sa: TimeSource | None, b: float | None, sb: TimeSource | None, note: str = ""
+    what: str,
+    a: float | None,
+    sa: TimeSource | None,
+    b: float | None,
+    sb: TimeSource | None,
+    labels: tuple[str, str],
 ) -> TimingRow:
     """A row of both times; B − A only between times of one source, otherwise the row says why there is none."""
     if a is None or b is None:
-        missing = "A" if a is None else "B"
-        return TimingRow(what, a, sa, b, sb, None, note or f"no {missing} time")
+        return TimingRow(what, a, sa, b, sb, None, f"no {labels[0] if a is None else labels[1]} time")
     if sa != sb:
         return TimingRow(what, a, sa, b, sb, None, f"{sb} − {sa}: not subtracted, the sources differ")
-    return TimingRow(what, a, sa, b, sb, b - a, note)
+    return TimingRow(what, a, sa, b, sb, b - a)
 
 
 def _prediction(r: Result) -> tuple[Prediction | None, str]:
@@ -402,18 +421,21 @@ def _prediction(r: Result) -> tuple[Prediction | None, str]:
     return p, p.how
 
 
-def _model_rows(pa: Prediction | None, pb: Prediction | None) -> tuple[TimingRow, ...]:
+def _model_rows(pa: Prediction | None, pb: Prediction | None, labels: tuple[str, str]) -> tuple[TimingRow, ...]:
     if pa is None and pb is None:
         return ()
 
-    def of(p: Prediction | None, get: Any) -> tuple[float | None, TimeSource | None]:
-        return (None, None) if p is None else (float(get(p)), PREDICTED)
+    def of(p: Prediction | None, get: Any, source: TimeSource = PREDICTED) -> tuple[float | None, TimeSource | None]:
+        return (None, None) if p is None else (float(get(p)), source)
 
     def pipe(attr: str) -> Any:
         return lambda p: getattr(p.slowest, attr) if p.slowest else 0.0
 
-    rows = [_row("kernel", *of(pa, lambda p: p.kernel_s), *of(pb, lambda p: p.kernel_s))]
-    rows += [_row(f"{name} (slowest core)", *of(pa, pipe(attr)), *of(pb, pipe(attr))) for name, attr in PIPES]
-    bound = [(None, None) if p is None else (p.bound_s, THEORETICAL) for p in (pa, pb)]
-    rows.append(_row("memory bound", *bound[0], *bound[1]))
+    rows = [_row("kernel", *of(pa, lambda p: p.kernel_s), *of(pb, lambda p: p.kernel_s), labels)]
+    rows += [_row(f"{name} (slowest core)", *of(pa, pipe(attr)), *of(pb, pipe(attr)), labels) for name, attr in PIPES]
+    rows.append(
+        _row(
+            "memory bound", *of(pa, lambda p: p.bound_s, THEORETICAL), *of(pb, lambda p: p.bound_s, THEORETICAL), labels
+        )
+    )
     return tuple(rows)

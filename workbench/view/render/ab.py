@@ -44,7 +44,15 @@ def delta(r: TimingRow) -> str:
 
 def timing_rows(rows: Sequence[TimingRow]) -> list[list[str]]:
     return [
-        [r.what.removesuffix("_s"), _seconds(r.a), r.a_source or "—", _seconds(r.b), r.b_source or "—", delta(r), r.note]
+        [
+            r.what.removesuffix("_s"),
+            _seconds(r.a),
+            r.a_source or "—",
+            _seconds(r.b),
+            r.b_source or "—",
+            delta(r),
+            r.note,
+        ]
         for r in rows
     ]
 
@@ -123,7 +131,7 @@ def comparison_html(c: RunComparison) -> str:
     outs_b = dict(c.b.outputs)
     verdicts = [["run", c.a.verdict, c.b.verdict]]
     verdicts += [[name, v, outs_b.get(name, "—")] for name, v in c.a.outputs]
-    verdicts.append(["diagnostics", c.a.diagnostics, c.b.diagnostics])
+    verdicts.append(["diagnostics", str(c.a.diagnostics), str(c.b.diagnostics)])
     body = [
         "<p>" + "<br>".join(f"<b>{e(s.label)}</b>: {e(s.what)}" for s in (c.a, c.b)) + "</p>",
         "<h5>verdicts</h5>",
@@ -143,7 +151,9 @@ def comparison_html(c: RunComparison) -> str:
         _table(timing_header(c), timing_rows(c.timings)),
         "<h5>performance model <span class='wb-muted'>(per pipe: the slowest core's busy time)</span></h5>",
         _table(timing_header(c), timing_rows(c.model)) if c.model else "",
-        "<p class='wb-muted'>" + "<br>".join(f"{e(s.label)}: {e(h)}" for s, h in zip((c.a, c.b), c.model_how, strict=True)) + "</p>",
+        "<p class='wb-muted'>"
+        + "<br>".join(f"{e(s.label)}: {e(h)}" for s, h in zip((c.a, c.b), c.model_how, strict=True))
+        + "</p>",
         *(["<ul>" + "".join(f"<li>{e(n)}</li>" for n in c.notes) + "</ul>"] if c.notes else []),
         "<p class='wb-muted'>" + "<br>".join(map(e, _sources(c))) + "</p>",
     ]
