@@ -62,11 +62,11 @@ def timing_header(c: RunComparison) -> list[str]:
     return ["time", a, f"{a} source", b, f"{b} source", f"{b} − {a}", "note"]
 
 
-def output_line(o: OutputDiff) -> str:
+def output_line(o: OutputDiff, labels: tuple[str, str] = ("A", "B")) -> str:
     line = o.summary()
     if o.diffed and o.differing:
         ulp = "undefined (NaN)" if o.max_ulp is None else str(o.max_ulp)
-        line += f"; max |A − B| {o.max_abs:.6g}, max ULP {ulp}; first at {list(o.first or ())}"
+        line += f"; max |{labels[0]} − {labels[1]}| {o.max_abs:.6g}, max ULP {ulp}; first at {list(o.first or ())}"
         line += f", largest at {list(o.worst or ())}"
     return line
 
@@ -104,7 +104,7 @@ def comparison_text(c: RunComparison) -> str:
         if len(c.plan_diff) > MAX_FIELDS:
             lines.append(f"  … and {len(c.plan_diff) - MAX_FIELDS} more (to_json() has them all)")
     lines += ["", "outputs:"]
-    lines += [ln for o in c.outputs for ln in wrap(output_line(o), "  ")] or ["  none"]
+    lines += [ln for o in c.outputs for ln in wrap(output_line(o, (a, b)), "  ")] or ["  none"]
     lines += ["", f"timings ({b} − {a} only between times of one source):"]
     lines.append(table(timing_rows(c.timings), timing_header(c), indent="  ", wrap_last=True))
     lines += ["", "performance model (per pipe: the slowest core's busy time):"]
@@ -146,7 +146,7 @@ def comparison_html(c: RunComparison) -> str:
             else []
         ),
         "<h5>outputs</h5>",
-        "<ul class='wb-ab-outputs'>" + "".join(f"<li>{e(output_line(o))}</li>" for o in c.outputs) + "</ul>",
+        "<ul class='wb-ab-outputs'>" + "".join(f"<li>{e(output_line(o, (a, b)))}</li>" for o in c.outputs) + "</ul>",
         f"<h5>timings <span class='wb-muted'>({e(b)} − {e(a)} only between times of one source)</span></h5>",
         _table(timing_header(c), timing_rows(c.timings)),
         "<h5>performance model <span class='wb-muted'>(per pipe: the slowest core's busy time)</span></h5>",
