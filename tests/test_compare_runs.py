@@ -4,6 +4,7 @@ time with its source, deltas only between like sources), its renderings, and the
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import numpy as np
@@ -171,3 +172,25 @@ def test_the_app_pins_a_run_as_a_and_compares_the_next_run_with_it(tmp_path: Pat
     assert app.ab.pinned is None and app.ab.body.value == ""
     app.run()
     assert app.ab.comparison is None  # nothing pinned: nothing compared
+
+
+def test_the_cli_compares_two_records(
+    shipped_and_edited, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workbench.running import store
+    from workbench.view.cli import main
+
+    monkeypatch.delenv(store.RECORDS_ENV, raising=False)
+    shipped, edited, _ = shipped_and_edited
+    a, b = store.record(shipped, tmp_path / "shipped"), store.record(edited, tmp_path / "edited")
+    assert main(["compare", str(a), str(b)]) == 2  # B ran an edited copy, which a record does not keep
+    assert "--kernel-b" in capsys.readouterr().err
+    assert main(["compare", str(a), str(b), "--kernel-b", edited.kernel, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["case_diff"] == [{"field": "kernel", "a": "shipped", "b": str(Path(edited.kernel).resolve())}]
+    (y,) = out["outputs"]
+    assert y["differing"] == 37 and y["placements"][0]["where"] == "all in core 5, tile 1"
+    # replayed, both are judged under the default standard, within which 1 ULP passes
+    assert (out["a"]["verdict"], out["b"]["verdict"]) == ("PASS", "PASS") and out["plan_diff"] == []
+    assert "record made on emulator" in out["b"]["what"]
+    assert main(["compare", str(a), str(tmp_path / "missing")]) == 2
