@@ -194,3 +194,21 @@ def test_the_cli_compares_two_records(
     assert (out["a"]["verdict"], out["b"]["verdict"]) == ("PASS", "PASS") and out["plan_diff"] == []
     assert "record made on emulator" in out["b"]["what"]
     assert main(["compare", str(a), str(tmp_path / "missing")]) == 2
+
+
+def test_nan_infinity_and_ulp_are_diffed_bit_by_bit(live: wb.Result) -> None:
+    y = live.outputs["y"].copy()  # float16, 333 elements on 8 cores
+    y[[3, 4, 10]] = [np.nan, np.nan, np.float16(y[10]) + np.float16(1)]  # NaN for 0, and 1.0 more
+    left = dataclasses.replace(live, outputs={"y": y})
+    y2 = y.copy()
+    y2[3] = np.inf  # NaN against Inf: infinitely far, no ULP distance
+    y2[10] = np.nextafter(y[10], np.float16(np.inf))  # 1 ULP above
+    c = wb.compare_runs(left, dataclasses.replace(live, outputs={"y": y2}))
+    (out,) = c.outputs
+    assert out.differing == 2 and out.first == (3,) and out.worst == (3,)  # the NaN at 4 has the same bits on both
+    assert out.max_abs == np.inf and out.max_ulp == 1
+    owners = live.plan.locate_many(np.array([3, 10]))
+    assert {(cell.core, cell.tile) for cell in out.placements[0].cells} == set(
+        zip(owners.core.tolist(), owners.tile.tolist(), strict=True)
+    )
+    assert c.to_json()["outputs"][0]["max_abs"] == "inf"
