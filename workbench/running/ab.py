@@ -69,7 +69,7 @@ class Placement:
     cells: tuple[Cell, ...]  # the most differing first
 
     def where(self) -> str:
-        """ "all in core 5, tile 3", or how the elements spread and where most of them are."""
+        """Where the elements are: 'all in core 5, tile 3', or how they spread and where most of them are."""
         if not self.cells:
             return "nowhere"
         cores = sorted({c.core for c in self.cells})
@@ -336,7 +336,7 @@ def _input_notes(a: Result, b: Result, la: str, lb: str) -> Iterable[str]:
     same_inputs = a.inputs.keys() == b.inputs.keys() and all(
         a.inputs[k].shape == b.inputs[k].shape
         and a.inputs[k].dtype == b.inputs[k].dtype
-        and np.array_equal(_bits(a.inputs[k]), _bits(b.inputs[k]))
+        and np.array_equal(_words(a.inputs[k]), _words(b.inputs[k]))
         for k in a.inputs
     )
     if not same_inputs:
@@ -346,13 +346,9 @@ def _input_notes(a: Result, b: Result, la: str, lb: str) -> Iterable[str]:
         )
 
 
-def _bits(x: np.ndarray) -> np.ndarray:
-    """An array's raw bytes, so NaNs of one payload compare equal."""
-    return np.ascontiguousarray(x).view(np.uint8)
-
-
 def _words(x: np.ndarray) -> np.ndarray:
-    """Each element's bits as one unsigned integer, flat (every dtype of the workbench is 1, 2, 4 or 8 bytes)."""
+    """Each element's bits as one unsigned integer, flat (every dtype of the workbench is 1, 2, 4 or 8 bytes): NaNs
+    of one payload compare equal, -0 and +0 do not."""
     return np.ascontiguousarray(x).reshape(-1).view(f"u{x.dtype.itemsize}")
 
 

@@ -80,6 +80,10 @@ def _count(n: int, what: str) -> str:
     return f"{n} {what}{'' if n == 1 else 's'}"
 
 
+def _differ(n: int) -> str:
+    return f"{_count(n, 'field')} {'differs' if n == 1 else 'differ'}"
+
+
 def _fields(diff: Sequence[FieldDiff]) -> list[list[str]]:
     return [[d.field, value(d.a), value(d.b)] for d in diff[:MAX_FIELDS]]
 
@@ -98,7 +102,7 @@ def comparison_text(c: RunComparison) -> str:
     lines += ["", "case: " + ("the same" if not c.case_diff else _count(len(c.case_diff), "difference"))]
     if c.case_diff:
         lines.append(table(_fields(c.case_diff), ["field", a, b], indent="  "))
-    lines += ["", "plan: " + ("the same" if not c.plan_diff else _count(len(c.plan_diff), "field") + " differ")]
+    lines += ["", "plan: " + ("the same" if not c.plan_diff else _differ(len(c.plan_diff)))]
     if c.plan_diff:
         lines.append(table(_fields(c.plan_diff), ["field", a, b], indent="  "))
         if len(c.plan_diff) > MAX_FIELDS:
@@ -138,7 +142,7 @@ def comparison_html(c: RunComparison) -> str:
         _table(["", a, b], verdicts),
         "<h5>case</h5>",
         _table(["field", a, b], _fields(c.case_diff)) if c.case_diff else "<p class='wb-muted'>the same</p>",
-        f"<h5>plan{f': {len(c.plan_diff)} fields differ' if c.plan_diff else ''}</h5>",
+        f"<h5>plan{f': {_differ(len(c.plan_diff))}' if c.plan_diff else ''}</h5>",
         _table(["field", a, b], _fields(c.plan_diff)) if c.plan_diff else "<p class='wb-muted'>the same</p>",
         *(
             [f"<p class='wb-muted'>… and {len(c.plan_diff) - MAX_FIELDS} more</p>"]
