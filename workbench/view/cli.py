@@ -27,6 +27,7 @@ from ..core.opspec import REQUIRED, OpSpec
 from ..core.platform import PLATFORMS
 from ..planning.case import Case
 from ..planning.registry import OPS
+from .cli_compare import compare_command
 from .cli_parser import build_parser, split_shape
 from .cli_sweep import sweep_command
 from .render import plan_text, platforms_text, table
@@ -407,6 +408,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "build": _build,
         "emu-run": _emu_run,
         "sweep": sweep_command,
+        "compare": compare_command,
         "examples": _examples,
         "demo": _demo,
         "app": _app,

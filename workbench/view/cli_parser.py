@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import __version__
 from ..core.errors import WorkbenchError
+from .cli_compare import add_compare_parser
 from .cli_sweep import add_sweep_parser
 from .examples import DEFAULT_DIR as EXAMPLES_DIR
 
@@ -80,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_build_parser(sub)
     _add_emu_run_parser(sub)
     add_sweep_parser(sub, _command)
+    add_compare_parser(sub, _command)
     examples = _command(sub, "examples", help="copy the example kernel and programs that ship with the package")
     examples.add_argument(
         "--dir", default=EXAMPLES_DIR, help=f"the folder (default: ./{EXAMPLES_DIR}); a file already there is kept"

@@ -12,6 +12,7 @@ from ..core.platform import Platform
 from ..core.tiling import TilingPlan
 from ..judge.compare import Report
 from ..planning.case import Case
+from ..running.ab import RunComparison
 from ..running.runner import Result
 
 
@@ -33,6 +34,15 @@ def _html(name: str) -> Callable[[Any], str]:
     return render
 
 
+def _ab(name: str) -> Callable[[Any], str]:
+    def render(obj: Any) -> str:
+        from .render import ab
+
+        return str(getattr(ab, name)(obj))
+
+    return render
+
+
 for cls, form, renderer in (
     (Case, "html", _html("case_html")),
     (TilingPlan, "repr", _text("plan_repr")),
@@ -46,5 +56,8 @@ for cls, form, renderer in (
     (Result, "repr", _text("result_repr")),
     (Result, "text", _text("result_text")),
     (Result, "html", _html("result_html")),
+    (RunComparison, "repr", _ab("comparison_repr")),
+    (RunComparison, "text", _ab("comparison_text")),
+    (RunComparison, "html", _ab("comparison_html")),
 ):
     shown.register(cls, form, renderer)

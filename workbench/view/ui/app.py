@@ -41,6 +41,7 @@ from ..render.html import build_error_html
 from ..render.report import save_chart
 
 if TYPE_CHECKING:  # the panels import altair: loaded by Workbench.load_panels, after the controls are on show
+    from .ab_panel import ABPanel
     from .panels import SummaryPanel, TilingPanel, TimingsPanel
     from .precision import PrecisionPanel
     from .sweep_panel import SweepForm
@@ -96,6 +97,7 @@ class Workbench:
     precision: PrecisionPanel
     timings: TimingsPanel
     sweep: SweepForm  # the sweep section (ui/sweep_panel.py), between the controls and the panels
+    ab: ABPanel  # a pinned run A and the last run compared with it (ui/ab_panel.py)
 
     def __init__(self, case: Case | None = None, op: str | None = None, panels: bool = True) -> None:
         start = case or _starting_case(op or next(iter(OPS)))
@@ -191,6 +193,7 @@ class Workbench:
             return
         _wait_for_preload()
         try:
+            from .ab_panel import ABPanel
             from .panels import SummaryPanel, TilingPanel, TimingsPanel
             from .precision import PrecisionPanel
             from .sweep_panel import SweepForm
@@ -201,12 +204,14 @@ class Workbench:
             self.precision = PrecisionPanel(self.select_mismatch)
             self.timings = TimingsPanel()
             self.sweep = SweepForm(self)
+            self.ab = ABPanel()
         except Exception as exc:  # e.g. altair missing: say so where the panels would be, then fail the cell
             self.loading.value = _error_html("the panels did not load", "".join(traceback.format_exception_only(exc)))
             raise
         self.timings.msprof_button.on_click(self._guard(lambda _=None: self._import_clicked()))
         self.tiling.back.on_click(self._guard(lambda _=None: self.refresh()))
         self.precision.mismatches.csv.on_click(self._guard(lambda _=None: self.export_mismatches()))
+        self.ab.pin_button.on_click(self._guard(lambda _=None: self.pin_run()))
         self.panels_loaded = True
         self.refresh()
         self.widget.children = [
@@ -216,6 +221,7 @@ class Workbench:
             self.summary.widget,
             self.precision.widget,
             self.timings.widget,
+            self.ab.widget,
         ]
 
     # -- display -------------------------------------------------------------------------------------
@@ -449,7 +455,14 @@ class Workbench:
         self.summary.update(result)
         self.precision.update(result)
         self.timings.update(result)
+        self.ab.update(result)
         return result
+
+    def pin_run(self) -> None:
+        """Pin the last run as A: each later run is compared with it in the A/B panel (the "pin run as A" button)."""
+        if self.result is None:
+            raise WorkbenchError("A/B", "pin", "a run to pin: press Run first")
+        self.ab.pin(self.result)
 
     def import_msprof(self, source: str | Path) -> Result:
         """Attach an msprof op_summary of the same case (a CSV or a PROF_* folder) to the last run: the timings
