@@ -116,3 +116,40 @@ def test_rules_are_data_and_bad_ones_are_refused(runs: dict[str, wb.Result]) -> 
     with pytest.raises(WorkbenchError, match="threshold"):
         Rule("x", "x", "gm_share", float("nan"), ">=", "", "docs/analysis.md#x", "[CHOICE]")
     assert set(analysis.METRICS) == {r.metric for r in RULES}
+
+
+def test_text_and_html_show_the_fired_findings_with_their_links(runs: dict[str, wb.Result]) -> None:
+    a = analysis.analysis_of(runs["sce splitr"])
+    assert {f.rule.id for f in a.fired} == {"gm-bound", "idle-cores", "ub-full"}
+    text = a.text()
+    assert (
+        text.startswith("analysis: 3 finding(s)")
+        and "8 of 40 cores busy (block_dim 8)  [20% < 75%, tiling plan]" in text
+    )
+    assert "docs/analysis.md#idle-cores" in text and "roofline on Ascend910B3 (40 cores)" in text
+    assert "small-copies" not in text  # evaluated, did not fire: not listed
+    page = a._repr_html_()
+    assert "<a href='docs/analysis.md#idle-cores'>idle cores</a>" in page and "8 of 40 cores busy" in page
+    assert "[CHOICE] 75 %" in page and "GM bandwidth" in page
+    quiet = analysis.analysis_of(replace(runs["cast 1M"], trace={}))
+    assert [f.rule.id for f in quiet.fired] == ["ub-full"]  # the plan's rule; the trace's rules do not apply
+    assert "UB 99% used" in quiet.text() and "no emulator trace" in quiet.text()
+    nothing = analysis.analysis_of(replace(runs["sce small"], trace={}))
+    assert nothing.text().startswith("analysis: no findings (checked idle-cores, ub-full;")
+
+
+def test_cli_run_analyse(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from workbench.view.cli import main
+
+    argv = ["run", "cast", "--dtype", "float32:float16", "--shape", "100", "-q"]
+    assert main([*argv, "--analyse"]) == 0
+    out = capsys.readouterr().out
+    assert "analysis: 4 finding(s)" in out and "docs/analysis.md#launch-bound" in out and "roofline on" in out
+    assert main([*argv, "--analyse", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    fired = [f["rule"] for f in data["findings"] if f["fired"]]
+    assert fired == ["launch-bound", "ub-full", "small-copies", "repeat-one"]
+    assert data["roofline"]["ceilings"]["GM bandwidth"]["kind"] == "theoretical" and data["passed"] is True
+    assert main(argv) == 0 and "analysis:" not in capsys.readouterr().out

@@ -96,5 +96,5 @@ def test_text_names_every_pipe_its_source_and_the_ceilings(cast_run: wb.Result) 
     text = render.roofline_text(roofline(cast_run))
     for pipe in PIPES:
         assert f"\n  {pipe} " in text
-    assert "bound by MTE" in text and "ceiling GM bandwidth 205 GB/s (theoretical)" in text
+    assert "closest to its ceiling: MTE" in text and "ceiling GM bandwidth 205 GB/s (theoretical)" in text
     assert "ceiling vector" in text and "(predicted)" in text

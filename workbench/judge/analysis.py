@@ -14,12 +14,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..core import shown
 from ..core.errors import WorkbenchError
 from ..core.timesource import PREDICTED
-from .perfmodel import Prediction, predict
 
 if TYPE_CHECKING:
     from ..running.runner import Result
+    from .perfmodel import Prediction
+    from .roofline import Roofline
 
 DOC = "docs/analysis.md"
 # The emulator counts a DataCopy as small below this many bytes (kernels/emu/include/ascemu/datacopy.h, mte_count)
@@ -256,6 +258,8 @@ class Finding:
 def context(result: Result, prediction: Prediction | None = None) -> Context:
     trace = result.trace or {}
     if prediction is None and trace.get("cores"):
+        from .perfmodel import predict
+
         prediction = predict(trace, result.case.soc)
     return Context(result, prediction)
 
@@ -279,3 +283,35 @@ def evaluate(
 def analyse(result: Result, rules: Sequence[Rule] = RULES, prediction: Prediction | None = None) -> tuple[Finding, ...]:
     """The findings that fired."""
     return tuple(f for f in evaluate(result, rules, prediction) if f.fired)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """A run's guided analysis: every rule that applied (fired or not) and the roofline. Shown as text in a terminal
+    and as HTML in a notebook (view/render/analysis.py)."""
+
+    findings: tuple[Finding, ...]
+    roofline: Roofline
+
+    @property
+    def fired(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.fired)
+
+    def text(self) -> str:
+        return shown.render(self, "text")
+
+    def _repr_html_(self) -> str:
+        return shown.render(self, "html")
+
+    def to_json(self) -> dict[str, Any]:
+        from .roofline import roofline_json
+
+        return {"findings": [f.to_json() for f in self.findings], "roofline": roofline_json(self.roofline)}
+
+
+def analysis_of(result: Result) -> Analysis:
+    """The findings and the roofline of a run, from one prediction of its trace."""
+    from .roofline import roofline
+
+    ctx = context(result)
+    return Analysis(evaluate(result, RULES, ctx.prediction), roofline(result, ctx.prediction))

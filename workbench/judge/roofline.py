@@ -193,3 +193,31 @@ def roofline(result: Result, prediction: Prediction | None = None) -> Roofline:
     gm = work["MTE2"] + work["MTE3"]
     kernels = tuple(KernelPoint(seconds, source, how, gm, work["V"]) for seconds, source, how in times)
     return Roofline(plat.soc, plat.core_num, memory, vector, scalar, pipes, kernels, note)
+
+
+def roofline_json(rl: Roofline) -> dict[str, Any]:
+    """What `--json` says: the ceilings with their sources, every pipe point and every kernel point."""
+    ceiling = {c.name: {"rate": c.rate, "unit": f"{c.unit}/s", "kind": c.kind, "source": c.source} for c in
+               (rl.memory, rl.vector, rl.scalar)}  # fmt: skip
+    pipes = [
+        {
+            "pipe": p.pipe,
+            "time_source": p.time_source,
+            "work": p.work,
+            "unit": p.ceiling.unit,
+            "kernel_s": p.kernel_s,
+            "achieved": p.achieved,
+            "ceiling": p.ceiling.name,
+            "utilisation": p.utilisation,
+            "busy_s": p.busy_s,
+            "busy_source": p.busy_source,
+        }
+        for p in rl.pipes
+    ]
+    kernels = [
+        {"time_source": k.time_source, "kernel_s": k.kernel_s, "how": k.how, "gm_bytes": k.gm_bytes,
+         "vector_bytes": k.vector_bytes, "intensity": k.intensity, "bound": rl.bound(k.time_source)}
+        for k in rl.kernels
+    ]  # fmt: skip
+    return {"platform": rl.platform, "cores": rl.cores, "ceilings": ceiling, "pipes": pipes, "kernels": kernels,
+            "note": rl.note}  # fmt: skip

@@ -132,6 +132,11 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--standard", default=None, help="exact, double_thousandth, single_benchmark, mixed_tolerance")
     p.add_argument("--html", default=None, metavar="FILE", help="also write a self-contained HTML report")
     p.add_argument(
+        "--analyse",
+        action="store_true",
+        help="also show the guided analysis and the roofline (docs/analysis.md); with --json: their keys",
+    )
+    p.add_argument(
         "--kernel",
         default=None,
         metavar="FILE",

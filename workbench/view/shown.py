@@ -10,6 +10,7 @@ from typing import Any
 from ..core import shown
 from ..core.platform import Platform
 from ..core.tiling import TilingPlan
+from ..judge.analysis import Analysis
 from ..judge.compare import Report
 from ..planning.case import Case
 from ..running.runner import Result
@@ -33,6 +34,15 @@ def _html(name: str) -> Callable[[Any], str]:
     return render
 
 
+def _analysis(form: str) -> Callable[[Any], str]:
+    def render(obj: Any) -> str:
+        from .render import analysis
+
+        return str(getattr(analysis, f"analysis_{form}")(obj))
+
+    return render
+
+
 for cls, form, renderer in (
     (Case, "html", _html("case_html")),
     (TilingPlan, "repr", _text("plan_repr")),
@@ -46,5 +56,7 @@ for cls, form, renderer in (
     (Result, "repr", _text("result_repr")),
     (Result, "text", _text("result_text")),
     (Result, "html", _html("result_html")),
+    (Analysis, "text", _analysis("text")),
+    (Analysis, "html", _analysis("html")),
 ):
     shown.register(cls, form, renderer)
