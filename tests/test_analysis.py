@@ -153,3 +153,21 @@ def test_cli_run_analyse(capsys: pytest.CaptureFixture[str]) -> None:
     assert fired == ["launch-bound", "ub-full", "small-copies", "repeat-one"]
     assert data["roofline"]["ceilings"]["GM bandwidth"]["kind"] == "theoretical" and data["passed"] is True
     assert main(argv) == 0 and "analysis:" not in capsys.readouterr().out
+
+
+def test_app_shows_the_analysis_panel_after_a_run() -> None:
+    pytest.importorskip("ipywidgets")
+    from workbench.view.ui import Workbench
+
+    app = Workbench(wb.Case(SCE, "float32", (8, 100000)))
+    assert app.analysis.widget.layout.display == "none"  # nothing before a run
+    result = app.run()
+    assert result is not None and app.analysis.widget.layout.display == ""
+    assert "8 of 40 cores busy" in app.analysis.findings.value
+    assert "docs/analysis.md#idle-cores" in app.analysis.findings.value
+    roof = app.analysis.roofline.chart.to_dict()
+    assert roof["layer"][0]["encoding"]["x"]["scale"]["type"] == "log"
+    (point,) = roof["datasets"][roof["layer"][1]["data"]["name"]]
+    assert point["label"] == "kernel (predicted)"
+    pipes = app.analysis.pipes.chart.to_dict()
+    assert {r["pipe"] for r in pipes["datasets"][pipes["layer"][0]["data"]["name"]]} == {"MTE2", "V", "MTE3", "S"}

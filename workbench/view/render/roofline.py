@@ -162,9 +162,8 @@ def roofline_text(rl: Roofline) -> str:
         lines.append(table(rows, header, indent="  "))
         for k in rl.kernels:
             ai = f"{k.intensity:.3g} vector B per GM B" if k.intensity is not None else "no GM traffic"
-            lines.append(
-                f"  kernel {duration(k.kernel_s)} ({k.time_source}): {ai}, closest to its ceiling: {rl.bound(k.time_source)}"
-            )
+            closest = rl.bound(k.time_source)
+            lines.append(f"  kernel {duration(k.kernel_s)} ({k.time_source}): {ai}, closest to its ceiling: {closest}")
     if rl.note:
         lines.append(f"  {rl.note}")
     for c in (rl.memory, rl.vector, rl.scalar):

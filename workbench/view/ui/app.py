@@ -1,5 +1,5 @@
 """Workbench(): the controls build a Case; every change re-plans (pure, sub-millisecond) and re-renders the tiling
-panel; Run is explicit and fills the summary, precision and timings panels.
+panel; Run is explicit and fills the summary, precision, timings and analysis panels.
 
 Nothing here computes: Case validates, pipeline.plan decides, runner.run runs, workbench.view.render renders. Errors
 never escape a callback: a WorkbenchError is shown beside the control it names, anything else in the status line.
@@ -41,6 +41,7 @@ from ..render.html import build_error_html
 from ..render.report import save_chart
 
 if TYPE_CHECKING:  # the panels import altair: loaded by Workbench.load_panels, after the controls are on show
+    from .analysis_panel import AnalysisPanel
     from .panels import SummaryPanel, TilingPanel, TimingsPanel
     from .precision import PrecisionPanel
     from .sweep_panel import SweepForm
@@ -95,6 +96,7 @@ class Workbench:
     summary: SummaryPanel
     precision: PrecisionPanel
     timings: TimingsPanel
+    analysis: AnalysisPanel  # findings and roofline (ui/analysis_panel.py)
     sweep: SweepForm  # the sweep section (ui/sweep_panel.py), between the controls and the panels
 
     def __init__(self, case: Case | None = None, op: str | None = None, panels: bool = True) -> None:
@@ -182,7 +184,7 @@ class Workbench:
             self.load_panels()
 
     def load_panels(self) -> None:
-        """Add the tiling panel with its charts and the run's summary, precision and timings panels (once).
+        """Add the tiling panel with its charts and the run's summary, precision, timings and analysis panels (once).
 
         They import altair and pandas and build the offline chart bundle: seconds in a fresh kernel, which is why
         the app can show its controls first and call this next. Until then Run and save are disabled and the line
@@ -191,6 +193,7 @@ class Workbench:
             return
         _wait_for_preload()
         try:
+            from .analysis_panel import AnalysisPanel
             from .panels import SummaryPanel, TilingPanel, TimingsPanel
             from .precision import PrecisionPanel
             from .sweep_panel import SweepForm
@@ -200,6 +203,7 @@ class Workbench:
             self.summary = SummaryPanel()
             self.precision = PrecisionPanel(self.select_mismatch)
             self.timings = TimingsPanel()
+            self.analysis = AnalysisPanel()
             self.sweep = SweepForm(self)
         except Exception as exc:  # e.g. altair missing: say so where the panels would be, then fail the cell
             self.loading.value = _error_html("the panels did not load", "".join(traceback.format_exception_only(exc)))
@@ -216,6 +220,7 @@ class Workbench:
             self.summary.widget,
             self.precision.widget,
             self.timings.widget,
+            self.analysis.widget,
         ]
 
     # -- display -------------------------------------------------------------------------------------
@@ -405,7 +410,7 @@ class Workbench:
         self._thread.start()
 
     def run(self) -> Result | None:
-        """Run the current case with the run controls; show the summary, precision and timings panels."""
+        """Run the current case with the run controls; show the summary, precision, timings and analysis panels."""
         self.load_panels()
         c = self.controls
         case = self.case
@@ -449,6 +454,7 @@ class Workbench:
         self.summary.update(result)
         self.precision.update(result)
         self.timings.update(result)
+        self.analysis.update(result)
         return result
 
     def import_msprof(self, source: str | Path) -> Result:
@@ -458,6 +464,7 @@ class Workbench:
             raise WorkbenchError("msprof", str(source), "a run to attach it to: press Run first")
         self.result = attach(self.result, source)
         self.timings.update(self.result)
+        self.analysis.update(self.result)
         self.status.value = ""
         return self.result
 
