@@ -63,7 +63,22 @@ def test_rule_fires_on_one_run_and_not_on_another(runs: dict[str, wb.Result], ru
     assert fired.fired and not quiet.fired
     assert rule_id not in _by_id(analyse(runs[cold]))
     assert fired.threshold == fired.rule.threshold and fired.doc.startswith("docs/analysis.md#")
-    assert fired.source in ("predicted", "emulator trace", "tiling plan")
+    assert fired.source in ("predicted", "emulator trace", "tiling plan", "device-measured")
+
+
+def test_gm_share_is_device_measured_when_msprof_has_pipe_times(runs: dict[str, wb.Result], tmp_path: Path) -> None:
+    from test_profiling import PIPE_HEADER, pipe_row
+
+    from workbench.running.profiling import attach
+
+    run = runs["cast 1M"]
+    assert _by_id(analyse(run))["gm-bound"].source == "predicted"
+    for duration, fires in ((50.0, True), (100.0, False)):  # pipe_row: aiv_mte2_time 30 µs, aiv_mte3_time 12 µs
+        csv = tmp_path / f"op_summary_{int(duration)}.csv"
+        csv.write_text("\n".join([PIPE_HEADER, pipe_row("cast_kernel_0", "cast_kernel", "AI_CORE", 1.0, duration, 8)]))
+        gm = _by_id(evaluate(attach(run, csv)))["gm-bound"]
+        assert (gm.value, gm.source, gm.fired) == (pytest.approx(42 / duration), "device-measured", fires)
+        assert gm.message.startswith(f"MTE-bound: {42 / duration:.0%} of device-measured time in MTE2 + MTE3")
 
 
 def test_messages_quote_the_measured_numbers(runs: dict[str, wb.Result]) -> None:

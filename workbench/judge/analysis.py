@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import shown
 from ..core.errors import WorkbenchError
-from ..core.timesource import PREDICTED
+from ..core.timesource import DEVICE, PREDICTED
 
 if TYPE_CHECKING:
     from ..running.runner import Result
@@ -63,13 +63,21 @@ def _n(section: Any, key: str) -> float:
 
 
 def gm_share(ctx: Context) -> Measured | None:
-    """Share of the predicted kernel time the slowest core spends in GM transfers (MTE2 + MTE3: one shared rate)."""
+    """Share of the kernel time spent in GM transfers (MTE2 + MTE3: one shared rate): msprof's pipe times over its task
+    duration when an attached op_summary has them, else the slowest core's predicted times over the predicted kernel
+    time."""
+    msprof = ((ctx.result.trace or {}).get("msprof") or {}).get("kernel") or {}
+    pipes, task_us = msprof.get("pipes_us") or {}, msprof.get("median_us")
+    if task_us and "MTE2" in pipes:
+        m2, m3 = pipes["MTE2"] / task_us, pipes.get("MTE3", 0.0) / task_us
+        details = {"mte2": m2, "mte3": m3, "core": "medians of the msprof tasks", "time": "device-measured"}
+        return Measured(m2 + m3, DEVICE, details)
     p = ctx.prediction
     slow = p.slowest if p else None
     if p is None or slow is None or p.kernel_s <= 0:
         return None
     m2, m3 = slow.mte2_s / p.kernel_s, slow.mte3_s / p.kernel_s
-    return Measured(m2 + m3, PREDICTED, {"mte2": m2, "mte3": m3, "core": slow.core})
+    return Measured(m2 + m3, PREDICTED, {"mte2": m2, "mte3": m3, "core": f"core {slow.core}", "time": "predicted"})
 
 
 def launch_share(ctx: Context) -> Measured | None:
@@ -168,7 +176,7 @@ RULES: tuple[Rule, ...] = (
         "gm_share",
         0.7,
         ">=",
-        "MTE-bound: {value:.0%} of predicted time in MTE2 + MTE3 (MTE2 {mte2:.0%}, MTE3 {mte3:.0%}; core {core})",
+        "MTE-bound: {value:.0%} of {time} time in MTE2 + MTE3 (MTE2 {mte2:.0%}, MTE3 {mte3:.0%}; {core})",
         f"{DOC}#gm-bound",
         "[CHOICE] 70 %: most of the kernel is the GM transfers, so only fewer or larger transfers make it faster",
     ),
