@@ -75,7 +75,7 @@ def test_a_run_without_a_trace_has_ceilings_but_no_points(cast_run: wb.Result) -
 def test_chart_spec_is_log_log_with_roofs_and_labelled_points(cast_run: wb.Result) -> None:
     rl = roofline(cast_run)
     spec = render.roofline_chart(rl).to_dict()
-    roofs, dots, labels = spec["layer"]
+    roofs, dots, labels, *roof_names = spec["layer"]
     for layer in (roofs, dots):
         assert layer["encoding"]["x"]["scale"]["type"] == "log" and layer["encoding"]["y"]["scale"]["type"] == "log"
     assert roofs["mark"]["type"] == "line" and dots["mark"]["type"] == "point" and labels["mark"]["type"] == "text"
@@ -88,6 +88,8 @@ def test_chart_spec_is_log_log_with_roofs_and_labelled_points(cast_run: wb.Resul
     (point,) = data[dots["data"]["name"]]
     assert point["label"] == "kernel (predicted)" and point["source"] == "predicted"
     assert labels["encoding"]["text"]["field"] == "label"
+    names = [row["text"] for layer in roof_names for row in data[layer["data"]["name"]]]
+    assert names == ["memory roof 205 GB/s (theoretical)", "vector roof 2.05 TB/s (predicted)"]
     bars = render.pipes_chart(rl).to_dict()
     assert bars["layer"][1]["mark"]["type"] == "rule"
 

@@ -62,6 +62,21 @@ def roofs_frame(rl: Roofline, points: pd.DataFrame | None = None) -> pd.DataFram
     return pd.DataFrame(rows)
 
 
+def roof_labels_frame(roofs: pd.DataFrame) -> pd.DataFrame:
+    """A label per roof on its segment (the memory roof's three quarters of the way up, in log space, so that its
+    label fits left of it; the vector roof's in the middle): its rate and whether it is theoretical or predicted."""
+    import pandas as pd
+
+    rows = []
+    for roof, seg in roofs.groupby("roof", sort=False):
+        (x0, y0), (x1, y1) = seg[["intensity", "rate"]].to_numpy()
+        text = str(seg["source"].iloc[0]).split(":")[0]  # "memory roof 1.15 TB/s (theoretical)"
+        at = 0.75 if roof == "memory" else 0.5
+        place = {"intensity": x0 ** (1 - at) * x1**at, "rate": y0 ** (1 - at) * y1**at}
+        rows.append({"roof": roof, **place, "text": text})
+    return pd.DataFrame(rows, columns=["roof", "intensity", "rate", "text"])
+
+
 def roofline_chart(rl: Roofline, title: str = "roofline") -> alt.LayerChart:
     """Log-log: vector bytes per GM byte against vector bytes per second. The roofs are lines (their tooltips give the
     platform figure they come from); each kernel point is labelled with its time's source."""
@@ -69,14 +84,23 @@ def roofline_chart(rl: Roofline, title: str = "roofline") -> alt.LayerChart:
 
     points = points_frame(rl)
     roofs = roofs_frame(rl, points)
-    x = alt.X(field="intensity", type="quantitative", scale=alt.Scale(type="log"), title="vector B per GM B")
-    y = alt.Y(field="rate", type="quantitative", scale=alt.Scale(type="log"), title="vector B/s")
+    log = alt.Scale(type="log")
+    x = alt.X(field="intensity", type="quantitative", scale=log, title="vector B per GM B", axis=alt.Axis(format="~g"))
+    y = alt.Y(field="rate", type="quantitative", scale=log, title="vector B/s", axis=alt.Axis(format="~s"))
     lines = (
         alt.Chart(roofs)
         .mark_line(color="#7f7f7f")
         .encode(x=x, y=y, detail=alt.Detail(field="roof", type="nominal"), tooltip=["roof:N", "source:N"])
     )
-    py = alt.Y(field="achieved", type="quantitative", scale=alt.Scale(type="log"), title="vector B/s")
+    names = roof_labels_frame(roofs)
+    text = alt.Text(field="text", type="nominal")
+    # left of the rising memory roof (so above it), above the flat vector roof
+    memory_text = alt.Chart(names[names["roof"] == "memory"]).mark_text(
+        align="right", dx=-6, color="#7f7f7f", fontSize=10
+    )
+    vector_text = alt.Chart(names[names["roof"] == "vector"]).mark_text(dy=-9, color="#7f7f7f", fontSize=10)
+    roof_text = [c.encode(x=x, y=y, text=text) for c in (memory_text, vector_text)]
+    py = alt.Y(field="achieved", type="quantitative", scale=log, title="vector B/s", axis=alt.Axis(format="~s"))
     color = alt.Color(
         field="source",
         type="nominal",
@@ -91,7 +115,7 @@ def roofline_chart(rl: Roofline, title: str = "roofline") -> alt.LayerChart:
     subtitle = [f"{rl.platform}, {rl.cores} cores; ridge at {rl.ridge():.3g} vector B per GM B"]
     if rl.note:
         subtitle.append(rl.note)
-    return alt.LayerChart(layer=[lines, dots, labels], title=alt.Title(title, subtitle=subtitle))
+    return alt.LayerChart(layer=[lines, dots, labels, *roof_text], title=alt.Title(title, subtitle=subtitle))
 
 
 def pipes_frame(rl: Roofline) -> pd.DataFrame:
@@ -139,7 +163,7 @@ def pipes_chart(rl: Roofline, title: str = "pipes against their ceilings") -> al
         )
     )
     ceiling = alt.Chart(alt.Data(values=[{"pct": 100}])).mark_rule(strokeDash=[4, 3]).encode(x="pct:Q")
-    return alt.LayerChart(layer=[bars, ceiling], title=alt.Title(title, subtitle=[rl.note] if rl.note else []))
+    return alt.LayerChart(layer=[bars, ceiling], title=alt.Title(title, subtitle=["the dashed line is the ceiling"]))
 
 
 def roofline_text(rl: Roofline) -> str:
