@@ -148,7 +148,10 @@ def test_text_and_html_show_the_fired_findings_with_their_links(runs: dict[str, 
     assert "[CHOICE] 75 %" in page and "GM bandwidth" in page
     quiet = analysis.analysis_of(replace(runs["cast 1M"], trace={}))
     assert [f.rule.id for f in quiet.fired] == ["ub-full"]  # the plan's rule; the trace's rules do not apply
-    assert "UB 99% used" in quiet.text() and "no emulator trace" in quiet.text()
+    assert "UB 99% used (251904 of 253952 B): no emulator trace says whether every queue is double-buffered" in (
+        quiet.text()
+    )
+    assert "no emulator trace (a device run" in quiet.text()  # the roofline's note
     nothing = analysis.analysis_of(replace(runs["sce small"], trace={}))
     assert nothing.text().startswith("analysis: no findings (checked idle-cores, ub-full;")
 
@@ -186,3 +189,21 @@ def test_app_shows_the_analysis_panel_after_a_run() -> None:
     assert point["label"] == "kernel (predicted)"
     pipes = app.analysis.pipes.chart.to_dict()
     assert {r["pipe"] for r in pipes["datasets"][pipes["layer"][0]["data"]["name"]]} == {"MTE2", "V", "MTE3", "S"}
+
+
+def test_ub_full_says_when_double_buffering_does_not_fit(runs: dict[str, wb.Result]) -> None:
+    """The consequence comes from the trace's queues: the same full plan with its VECIN queue single-buffered."""
+    run = runs["cast 1M"]
+    cores = [
+        {
+            **c,
+            "ub": {
+                **c["ub"],
+                "queues": [{**q, "num": 1 if q["pos"] == "VECIN" else q["num"]} for q in c["ub"]["queues"]],
+            },
+        }
+        for c in run.trace["cores"]
+    ]
+    ub = _by_id(analyse(replace(run, trace={**run.trace, "cores": cores})))["ub-full"]
+    assert ub.message.endswith("double buffering does not fit (VECIN queues single-buffered)")
+    assert _by_id(analyse(run))["ub-full"].message.endswith("the tiles are as large as UB allows")

@@ -38,8 +38,8 @@ PLAN = "tiling plan"
 
 @dataclass(frozen=True)
 class Measured:
-    """A metric's value, where it comes from (predicted, emulator trace, tiling plan), and the numbers its message
-    may quote."""
+    """A metric's value, where it comes from (device-measured, predicted, emulator trace, tiling plan), and the
+    numbers its message may quote."""
 
     value: float
     source: str
@@ -108,11 +108,12 @@ def ub_used(ctx: Context) -> Measured | None:
             if q.get("pos") != "TBuf" and _n(q, "num") < 2
         }
     )
-    consequence = (
-        f"double buffering does not fit ({', '.join(single)} queues single-buffered)"
-        if single
-        else "the tiles are as large as UB allows"
-    )
+    if not ctx.cores:
+        consequence = "no emulator trace says whether every queue is double-buffered"
+    elif single:
+        consequence = f"double buffering does not fit ({', '.join(single)} queues single-buffered)"
+    else:
+        consequence = "the tiles are as large as UB allows"
     details = {"used": plan.ub_used, "capacity": plan.ub_capacity, "consequence": consequence}
     return Measured(plan.ub_fraction, PLAN, details)
 
