@@ -35,6 +35,13 @@ ALIASES = {
     "mix_block_dim": ("mix_block_dim",),
 }
 REQUIRED = ("op_name", "duration_us")
+# the PipeUtilization metric set's busy time per pipe (vector cores first, then a coupled AI Core's), normalised
+PIPE_COLUMNS = {
+    "MTE2": ("aiv_mte2_time_us", "mte2_time_us", "aic_mte2_time_us"),
+    "V": ("aiv_vec_time_us", "vec_time_us"),
+    "MTE3": ("aiv_mte3_time_us", "mte3_time_us"),
+    "S": ("aiv_scalar_time_us", "scalar_time_us", "aic_scalar_time_us"),
+}
 TEXT = {"op_name", "op_type", "task_type", "op_state", "input_shapes", "input_data_types", "input_formats",
         "output_shapes", "output_data_types", "output_formats", "hf32_eligible"}  # fmt: skip
 
@@ -112,7 +119,22 @@ def summarise(frame: pd.DataFrame, kernel: str, builtin: str, source: str) -> di
             "tasks": len(durations),
             "median_us": float(durations.median()) if len(durations) else None,
             "rows": kernel_durations(rows).to_dict("records") if len(rows) else [],
+            "pipes_us": pipe_medians(rows),
         }
+    return out
+
+
+def pipe_medians(rows: pd.DataFrame) -> dict[str, float]:
+    """The median busy time per pipe (MTE2, V, MTE3, S) in microseconds, for the pipes the file has a column of
+    (the PipeUtilization metric set); "N/A" cells do not count."""
+    import pandas as pd
+
+    out = {}
+    for pipe, names in PIPE_COLUMNS.items():
+        column = next((n for n in names if n in rows.columns), None)
+        values = pd.to_numeric(rows[column], errors="coerce").dropna() if column else None
+        if values is not None and len(values):
+            out[pipe] = float(values.median())
     return out
 
 

@@ -185,8 +185,16 @@ def _run(args: argparse.Namespace) -> int:
 
         print(f"workbench: recorded {record(result, args.out, force=args.force)}", file=sys.stderr)
     code = EXIT_FAULT if result.faulted else EXIT_OK if result.passed else EXIT_PRECISION
+    analysed = None
+    if getattr(args, "analyse", False):
+        from ..judge.analysis import analysis_of
+
+        analysed = analysis_of(result)
     with _verdict_stands():
-        print(json.dumps({**tiling_json(case), **result.to_json()}) if args.json else result.text())
+        if args.json:
+            print(json.dumps({**tiling_json(case), **result.to_json(), **(analysed.to_json() if analysed else {})}))
+        else:
+            print(result.text() + (f"\n{analysed.text()}" if analysed else ""))
         sys.stdout.flush()
     if result.faulted and args.json:  # the diagnostics are in the JSON; repeat the faults where a terminal user looks
         for d in result.diagnostics:

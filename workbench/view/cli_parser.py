@@ -141,6 +141,11 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
         "trace-event JSON, which Perfetto and chrome://tracing open (times predicted by the performance model)",
     )
     p.add_argument(
+        "--analyse",
+        action="store_true",
+        help="also show the guided analysis and the roofline (docs/analysis.md); with --json: their keys",
+    )
+    p.add_argument(
         "--kernel",
         default=None,
         metavar="FILE",

@@ -10,6 +10,7 @@ from typing import Any
 from ..core import shown
 from ..core.platform import Platform
 from ..core.tiling import TilingPlan
+from ..judge.analysis import Analysis
 from ..judge.compare import Report
 from ..planning.case import Case
 from ..running.ab import RunComparison
@@ -43,6 +44,15 @@ def _ab(name: str) -> Callable[[Any], str]:
     return render
 
 
+def _analysis(form: str) -> Callable[[Any], str]:
+    def render(obj: Any) -> str:
+        from .render import analysis
+
+        return str(getattr(analysis, f"analysis_{form}")(obj))
+
+    return render
+
+
 for cls, form, renderer in (
     (Case, "html", _html("case_html")),
     (TilingPlan, "repr", _text("plan_repr")),
@@ -59,5 +69,7 @@ for cls, form, renderer in (
     (RunComparison, "repr", _ab("comparison_repr")),
     (RunComparison, "text", _ab("comparison_text")),
     (RunComparison, "html", _ab("comparison_html")),
+    (Analysis, "text", _analysis("text")),
+    (Analysis, "html", _analysis("html")),
 ):
     shown.register(cls, form, renderer)

@@ -1,5 +1,5 @@
 """Workbench(): the controls build a Case; every change re-plans (pure, sub-millisecond) and re-renders the tiling
-panel; Run is explicit and fills the summary, precision and timings panels.
+panel; Run is explicit and fills the summary, precision, timings and analysis panels.
 
 Nothing here computes: Case validates, pipeline.plan decides, runner.run runs, workbench.view.render renders. Errors
 never escape a callback: a WorkbenchError is shown beside the control it names, anything else in the status line.
@@ -42,6 +42,7 @@ from ..render.report import save_chart
 
 if TYPE_CHECKING:  # the panels import altair: loaded by Workbench.load_panels, after the controls are on show
     from .ab_panel import ABPanel
+    from .analysis_panel import AnalysisPanel
     from .panels import SummaryPanel, TilingPanel, TimingsPanel
     from .precision import PrecisionPanel
     from .sweep_panel import SweepForm
@@ -96,6 +97,7 @@ class Workbench:
     summary: SummaryPanel
     precision: PrecisionPanel
     timings: TimingsPanel
+    analysis: AnalysisPanel  # findings and roofline (ui/analysis_panel.py)
     sweep: SweepForm  # the sweep section (ui/sweep_panel.py), between the controls and the panels
     ab: ABPanel  # a pinned run A and the last run compared with it (ui/ab_panel.py)
 
@@ -184,7 +186,7 @@ class Workbench:
             self.load_panels()
 
     def load_panels(self) -> None:
-        """Add the tiling panel with its charts and the run's summary, precision and timings panels (once).
+        """Add the tiling panel with its charts and the run's summary, precision, timings and analysis panels (once).
 
         They import altair and pandas and build the offline chart bundle: seconds in a fresh kernel, which is why
         the app can show its controls first and call this next. Until then Run and save are disabled and the line
@@ -194,6 +196,7 @@ class Workbench:
         _wait_for_preload()
         try:
             from .ab_panel import ABPanel
+            from .analysis_panel import AnalysisPanel
             from .panels import SummaryPanel, TilingPanel, TimingsPanel
             from .precision import PrecisionPanel
             from .sweep_panel import SweepForm
@@ -203,6 +206,7 @@ class Workbench:
             self.summary = SummaryPanel()
             self.precision = PrecisionPanel(self.select_mismatch)
             self.timings = TimingsPanel()
+            self.analysis = AnalysisPanel()
             self.sweep = SweepForm(self)
             self.ab = ABPanel()
         except Exception as exc:  # e.g. altair missing: say so where the panels would be, then fail the cell
@@ -222,6 +226,7 @@ class Workbench:
             self.precision.widget,
             self.timings.widget,
             self.ab.widget,
+            self.analysis.widget,
         ]
 
     # -- display -------------------------------------------------------------------------------------
@@ -411,7 +416,7 @@ class Workbench:
         self._thread.start()
 
     def run(self) -> Result | None:
-        """Run the current case with the run controls; show the summary, precision and timings panels."""
+        """Run the current case with the run controls; show the summary, precision, timings and analysis panels."""
         self.load_panels()
         c = self.controls
         case = self.case
@@ -456,6 +461,7 @@ class Workbench:
         self.precision.update(result)
         self.timings.update(result)
         self.ab.update(result)
+        self.analysis.update(result)
         return result
 
     def pin_run(self) -> None:
@@ -471,6 +477,7 @@ class Workbench:
             raise WorkbenchError("msprof", str(source), "a run to attach it to: press Run first")
         self.result = attach(self.result, source)
         self.timings.update(self.result)
+        self.analysis.update(self.result)
         self.status.value = ""
         return self.result
 

@@ -160,7 +160,7 @@ struct VecKey {
         return count < o.count;
     }
 };
-struct VecAgg { uint64_t calls = 0, repeats = 0, internal_repeats = 0; };
+struct VecAgg { uint64_t calls = 0, repeats = 0, internal_repeats = 0, single_repeat_calls = 0; };
 // The names are string literals: a key seen before is found by its pointers, without string compares.
 struct VecKeyPtrHash {
     size_t operator()(const VecKey& k) const {

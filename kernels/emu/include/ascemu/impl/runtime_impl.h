@@ -662,6 +662,7 @@ ASCEMU_DECL void trace_vec(Core* c, const char* api, const char* src, const char
     a.calls++;
     a.repeats += repeats;
     a.internal_repeats += internal;
+    a.single_repeat_calls += repeats == 1;  // one 256-B repeat per instruction: issue cost dominates
 }
 
 ASCEMU_DECL std::string trace_json(Core& c) {
@@ -678,7 +679,8 @@ ASCEMU_DECL std::string trace_json(Core& c) {
         if (!first) o += ',';
         first = false;
         o += jd("api", k.api, "src", k.src, "dst", k.dst, "count", k.count, "calls", v.calls, "repeats", v.repeats,
-                "internal_repeats", v.internal_repeats);
+                "internal_repeats", v.internal_repeats,
+                "single_repeat_calls", v.single_repeat_calls);
     }
     o += "],\"scalar\":" + jd("ub_get", t.ub_get, "ub_set", t.ub_set, "gm_get", t.gm_get, "gm_set", t.gm_set,
                               "dcache_miss_lines", t.dcache_miss_lines, "dcci", t.dcci);
