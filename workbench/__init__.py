@@ -1,6 +1,7 @@
 """Ascend C kernel workbench: host tiling, UB budget, goldens and precision reports for Ascend C ops.
 
-Public API: Case, plan, make_inputs, golden, compare, verify, run, copy_kernel, sweep, grid, OPS, PLATFORMS.
+Public API: Case, plan, make_inputs, golden, compare, verify, run, copy_kernel, annotate_source, sweep, grid, OPS,
+PLATFORMS.
 Importing this package never imports ipywidgets, altair, pandas or acl; those load inside the functions that need them.
 """
 
@@ -14,6 +15,7 @@ from .judge.compare import Report, assert_close, compare
 from .planning.case import Case
 from .planning.pipeline import golden, make_inputs, plan, verify
 from .planning.registry import OPS
+from .running.annotated import annotate_source
 from .running.runner import Result, copy_kernel, run
 from .sweeps import grid, sweep
 from .view import shown as _shown  # noqa: F401 (registers how records print and display)
@@ -28,6 +30,7 @@ __all__ = [
     "Result",
     "TilingPlan",
     "WorkbenchError",
+    "annotate_source",
     "assert_close",
     "compare",
     "copy_kernel",

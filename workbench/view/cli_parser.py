@@ -139,6 +139,12 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
         "trace-event JSON, which Perfetto and chrome://tracing open (times predicted by the performance model)",
     )
     p.add_argument(
+        "--trace-source",
+        action="store_true",
+        help="record the emulator's event log and print the kernel source annotated per line: diagnostics, API "
+        "calls, bytes moved and predicted µs (performance model), hot lines marked; --html then has it too",
+    )
+    p.add_argument(
         "--kernel",
         default=None,
         metavar="FILE",

@@ -12,6 +12,7 @@ from ..core.platform import Platform
 from ..core.tiling import TilingPlan
 from ..judge.compare import Report
 from ..planning.case import Case
+from ..running.annotated import AnnotatedSource
 from ..running.runner import Result
 
 
@@ -48,3 +49,16 @@ for cls, form, renderer in (
     (Result, "html", _html("result_html")),
 ):
     shown.register(cls, form, renderer)
+
+
+def _source(name: str) -> Callable[[Any], str]:
+    def render(obj: Any) -> str:
+        from .render import source
+
+        return str(getattr(source, name)(obj))
+
+    return render
+
+
+shown.register(AnnotatedSource, "repr", _source("source_text"))
+shown.register(AnnotatedSource, "html", _source("source_html"))

@@ -43,6 +43,7 @@ from ..render.report import save_chart
 if TYPE_CHECKING:  # the panels import altair: loaded by Workbench.load_panels, after the controls are on show
     from .panels import SummaryPanel, TilingPanel, TimingsPanel
     from .precision import PrecisionPanel
+    from .source_panel import SourcePanel
     from .sweep_panel import SweepForm
 
 DEFAULT = "(op default)"
@@ -95,6 +96,7 @@ class Workbench:
     summary: SummaryPanel
     precision: PrecisionPanel
     timings: TimingsPanel
+    source: SourcePanel  # the annotated source (ui/source_panel.py)
     sweep: SweepForm  # the sweep section (ui/sweep_panel.py), between the controls and the panels
 
     def __init__(self, case: Case | None = None, op: str | None = None, panels: bool = True) -> None:
@@ -121,6 +123,8 @@ class Workbench:
             "kernel": _field(
                 "kernel", w.Text(placeholder="an edited copy (copy_kernel); empty = shipped"), "wb-kernel"
             ),
+            # the emulator's event log: API counts and predicted µs per source line (ui/source_panel.py)
+            "trace": w.Checkbox(description="trace", indent=False, tooltip="record the event log (emu)"),
             # plain IntText, applied as typed: a bounded box would clamp 0 to 1 silently; plan() names what is allowed
             "ub_size": _field("UB size", w.IntText(continuous_update=True), "wb-whatif-ub"),
             "ub_reserve": _field("reserve", w.IntText(continuous_update=True), "wb-whatif-reserve"),
@@ -160,6 +164,7 @@ class Workbench:
                 c["distribution"],
                 c["standard"],
                 c["kernel"],
+                c["trace"],
                 w.HBox([self.run_button, self.save_button, self.progress]),
             ]
         )
@@ -193,6 +198,7 @@ class Workbench:
         try:
             from .panels import SummaryPanel, TilingPanel, TimingsPanel
             from .precision import PrecisionPanel
+            from .source_panel import SourcePanel
             from .sweep_panel import SweepForm
 
             offline_charts()
@@ -200,6 +206,7 @@ class Workbench:
             self.summary = SummaryPanel()
             self.precision = PrecisionPanel(self.select_mismatch)
             self.timings = TimingsPanel()
+            self.source = SourcePanel()
             self.sweep = SweepForm(self)
         except Exception as exc:  # e.g. altair missing: say so where the panels would be, then fail the cell
             self.loading.value = _error_html("the panels did not load", "".join(traceback.format_exception_only(exc)))
@@ -216,6 +223,7 @@ class Workbench:
             self.summary.widget,
             self.precision.widget,
             self.timings.widget,
+            self.source.widget,
         ]
 
     # -- display -------------------------------------------------------------------------------------
@@ -431,6 +439,7 @@ class Workbench:
                     distribution=c["distribution"].value,
                     standard=standard,
                     kernel=c["kernel"].value.strip() or None,
+                    trace=bool(c["trace"].value),
                 )
         except BuildError as err:  # the user's edited kernel: its errors at its lines, with the source
             self.progress.value = ""
@@ -449,6 +458,7 @@ class Workbench:
         self.summary.update(result)
         self.precision.update(result)
         self.timings.update(result)
+        self.source.update(result)
         return result
 
     def import_msprof(self, source: str | Path) -> Result:
