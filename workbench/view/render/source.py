@@ -108,7 +108,8 @@ STYLE = """<style>
   padding:6px 10px;margin:4px 0;max-width:100%;overflow-x:auto}
 .wb-src h4{margin:2px 0 6px 0;font-size:14px} .wb-src h5{margin:8px 0 2px 0;font-size:13px}
 .wb-src table{border-collapse:collapse;color:inherit;font-size:12px}
-.wb-src td{padding:0 6px 0 0;white-space:nowrap;vertical-align:top;font-variant-numeric:tabular-nums}
+.wb-src table td{padding:0 6px 0 0;line-height:18px;white-space:nowrap;vertical-align:middle;
+  font-variant-numeric:tabular-nums}
 .wb-src td.wb-num{text-align:right;color:var(--jp-ui-font-color2,#888)}
 .wb-src td.wb-code{font-family:var(--jp-code-font-family,monospace);white-space:pre}
 .wb-src tr.wb-gap td{color:var(--jp-ui-font-color2,#888);text-align:center}
@@ -146,8 +147,12 @@ def _row(line: SourceLine, traced: bool) -> str:
             f"<td class='wb-num' title='calls over every core'>{line.calls or ''}</td>"
             f"<td class='wb-num' title='bytes moved'>{f'{line.bytes:,}' if line.bytes else ''}</td>"
             f"<td class='wb-num' title='{e(tip)}'>{f'{line.predicted_us:.2f}' if line.predicted_us else ''}</td>"
-            f"<td title='{e(tip)}'><span class='wb-heat'><span style='width:{min(1.0, line.share) * 100:.1f}%'>"
-            "</span></span></td>"
+            + (  # a bar for each line whose events took modelled time; none on lines that only run for free
+                f"<td title='{e(tip)}'><span class='wb-heat'><span style='width:{min(1.0, line.share) * 100:.1f}%'>"
+                "</span></span></td>"
+                if line.predicted_us
+                else "<td></td>"
+            )
         )
     return f"<tr data-line='{line.number}'{hot}>{gutter}<td class='wb-code'>{e(line.text)}{apis}{badges}</td></tr>"
 

@@ -124,7 +124,9 @@ class Workbench:
                 "kernel", w.Text(placeholder="an edited copy (copy_kernel); empty = shipped"), "wb-kernel"
             ),
             # the emulator's event log: API counts and predicted µs per source line (ui/source_panel.py)
-            "trace": w.Checkbox(description="trace", indent=False, tooltip="record the event log (emu)"),
+            "trace": w.Checkbox(description="trace", indent=False, tooltip="record the event log (emu)").add_class(
+                "wb-trace"
+            ),
             # plain IntText, applied as typed: a bounded box would clamp 0 to 1 silently; plan() names what is allowed
             "ub_size": _field("UB size", w.IntText(continuous_update=True), "wb-whatif-ub"),
             "ub_reserve": _field("reserve", w.IntText(continuous_update=True), "wb-whatif-reserve"),
