@@ -5,6 +5,7 @@ untraced run says the counts are unavailable; the HTML view, the report section,
 from __future__ import annotations
 
 import html
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from planted import round_to_odd_kernel
 
 import workbench as wb
+from workbench.core.errors import InvalidInput
 from workbench.running.annotated import NO_TRACE, annotate_source
 from workbench.view.render.report import html_report, source_section
 from workbench.view.render.source import HOT_SHARE, source_html, source_text
@@ -200,3 +202,7 @@ def test_events_in_other_files_are_grouped_per_file(traced: wb.Result, tmp_path:
     moved = a.line(2, "helpers.h")
     assert moved.text == "inline void Copy() {}" and moved.api_counts == (("DataCopy", 9),)
     assert "helpers.h" in source_text(a) and "<h5 title=" in source_html(a)
+    with pytest.raises(InvalidInput, match=re.escape("number: got 3; allowed: a line of helpers.h: 1 to 2")):
+        a.line(3, "helpers.h")
+    with pytest.raises(InvalidInput, match=re.escape("file: got 'nope.h'; allowed: one of cast_kernel.cpp, helpers.h")):
+        a.line(1, "nope.h")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core import resources
+from ..core.errors import InvalidInput
 from ..core.timesource import PREDICTED, TimeSource
 from ..planning.registry import get_op
 
@@ -96,8 +97,10 @@ class AnnotatedSource:
         """Line `number` of the kernel (or of `file`, a path or a file name)."""
         for f in self.files:
             if (file is None and f.path == self.kernel) or file in (f.path, f.name):
+                if not 1 <= number <= len(f.lines):
+                    raise InvalidInput("number", number, f"a line of {f.name}: 1 to {len(f.lines)}")
                 return f.lines[number - 1]
-        raise KeyError(file or self.kernel)
+        raise InvalidInput("file", file, "one of " + ", ".join(f.name for f in self.files))
 
     def __repr__(self) -> str:
         from ..core import shown
@@ -132,7 +135,7 @@ def annotate_source(result: Result) -> AnnotatedSource:
     if events is not None:
         calls = events.calls
         total_s = float(calls["dur_s"].sum())
-        files = calls["file"].map(_key)
+        files = calls["file"].map({f: _key(f) for f in calls["file"].unique()})  # resolve each name once
         moving = calls["kind"].astype(str).isin(MOVING_KINDS).to_numpy()
         frame = calls.assign(file=files, moved=np.where(moving, calls["bytes"].to_numpy(), 0))
         for (file, line), g in frame.groupby(["file", "line"], sort=False):
