@@ -1,7 +1,7 @@
 """Ascend C kernel workbench: host tiling, UB budget, goldens and precision reports for Ascend C ops.
 
-Public API: Case, plan, make_inputs, golden, compare, verify, run, copy_kernel, compare_runs, sweep, grid, OPS,
-PLATFORMS.
+Public API: Case, plan, make_inputs, golden, compare, verify, run, copy_kernel, compare_runs, annotate_source, sweep,
+grid, OPS, PLATFORMS.
 Importing this package never imports ipywidgets, altair, pandas or acl; those load inside the functions that need them.
 """
 
@@ -16,6 +16,7 @@ from .planning.case import Case
 from .planning.pipeline import golden, make_inputs, plan, verify
 from .planning.registry import OPS
 from .running.ab import RunComparison, compare_runs
+from .running.annotated import annotate_source
 from .running.runner import Result, copy_kernel, run
 from .sweeps import grid, sweep
 from .view import shown as _shown  # noqa: F401 (registers how records print and display)
@@ -31,6 +32,7 @@ __all__ = [
     "RunComparison",
     "TilingPlan",
     "WorkbenchError",
+    "annotate_source",
     "assert_close",
     "compare",
     "compare_runs",

@@ -172,7 +172,7 @@ def _run(args: argparse.Namespace) -> int:
         args.standard,
         max_memory=args.max_memory,
         kernel=args.kernel,
-        trace=args.trace is not None,
+        trace=args.trace is not None or args.trace_source,
     )
     if args.trace is not None:
         _write_trace(result, args.trace)
@@ -195,6 +195,10 @@ def _run(args: argparse.Namespace) -> int:
             print(json.dumps({**tiling_json(case), **result.to_json(), **(analysed.to_json() if analysed else {})}))
         else:
             print(result.text() + (f"\n{analysed.text()}" if analysed else ""))
+        if args.trace_source:  # after the verdict; with --json on stderr, so stdout stays one JSON object
+            from ..running.annotated import annotate_source
+
+            print(annotate_source(result).text(), file=sys.stderr if args.json else sys.stdout)
         sys.stdout.flush()
     if result.faulted and args.json:  # the diagnostics are in the JSON; repeat the faults where a terminal user looks
         for d in result.diagnostics:

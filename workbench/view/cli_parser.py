@@ -146,6 +146,12 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
         help="also show the guided analysis and the roofline (docs/analysis.md); with --json: their keys",
     )
     p.add_argument(
+        "--trace-source",
+        action="store_true",
+        help="record the emulator's event log and print the kernel source annotated per line: diagnostics, API "
+        "calls, bytes moved and predicted µs (performance model), hot lines marked; --html then has it too",
+    )
+    p.add_argument(
         "--kernel",
         default=None,
         metavar="FILE",

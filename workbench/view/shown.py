@@ -14,6 +14,7 @@ from ..judge.analysis import Analysis
 from ..judge.compare import Report
 from ..planning.case import Case
 from ..running.ab import RunComparison
+from ..running.annotated import AnnotatedSource
 from ..running.runner import Result
 
 
@@ -73,3 +74,16 @@ for cls, form, renderer in (
     (Analysis, "html", _analysis("html")),
 ):
     shown.register(cls, form, renderer)
+
+
+def _source(name: str) -> Callable[[Any], str]:
+    def render(obj: Any) -> str:
+        from .render import source
+
+        return str(getattr(source, name)(obj))
+
+    return render
+
+
+shown.register(AnnotatedSource, "repr", _source("source_text"))
+shown.register(AnnotatedSource, "html", _source("source_html"))

@@ -81,7 +81,8 @@ def precision_charts(result: Result) -> list[alt.LayerChart | alt.Chart]:
 
 def html_report(result: Result) -> str:
     """The same records, charts and tables the app shows: result (reports, diagnostics with their source lines),
-    tiling card, tiling charts, precision charts per output, timings, and the plain-text tiling table."""
+    tiling card, tiling charts, precision charts per output, timings, the plain-text tiling table, and the annotated
+    source when the run has an event log (trace=True)."""
     title = html.escape(f"{result.verdict}: {result.case.label()}")
     tiling = "".join(f"<figure>{svg(c)}</figure>" for c in tiling_charts(result))
     precision = "".join(f"<figure>{svg(c)}</figure>" for c in precision_charts(result))
@@ -102,8 +103,19 @@ def html_report(result: Result) -> str:
         + f"{timings_html(timings, evaluate(result), device_html(result))}\n"
         + f"<div class='wb-card'>{''.join(f'<figure>{svg(c)}</figure>' for c in timing_charts)}</div>\n"
         f"<div class='wb-card'><pre>{html.escape(plan_text(result.plan, result.case.label()))}</pre></div>\n"
-        "</body></html>\n"
+        + source_section(result)
+        + "</body></html>\n"
     )
+
+
+def source_section(result: Result) -> str:
+    """The annotated source (render/source.py) of a run with an event log; '' without one (counts would be empty)."""
+    if result.events is None:
+        return ""
+    from ...running.annotated import annotate_source
+    from .source import source_html
+
+    return source_html(annotate_source(result)) + "\n"
 
 
 def write_html(result: Result, path: str | Path) -> Path:

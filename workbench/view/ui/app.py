@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # the panels import altair: loaded by Workbench.load_panels, 
     from .analysis_panel import AnalysisPanel
     from .panels import SummaryPanel, TilingPanel, TimingsPanel
     from .precision import PrecisionPanel
+    from .source_panel import SourcePanel
     from .sweep_panel import SweepForm
 
 DEFAULT = "(op default)"
@@ -98,6 +99,7 @@ class Workbench:
     precision: PrecisionPanel
     timings: TimingsPanel
     analysis: AnalysisPanel  # findings and roofline (ui/analysis_panel.py)
+    source: SourcePanel  # the annotated source (ui/source_panel.py)
     sweep: SweepForm  # the sweep section (ui/sweep_panel.py), between the controls and the panels
     ab: ABPanel  # a pinned run A and the last run compared with it (ui/ab_panel.py)
 
@@ -124,6 +126,10 @@ class Workbench:
             "standard": _field("standard", w.Dropdown(options=[DEFAULT, *STANDARDS]), "wb-standard"),
             "kernel": _field(
                 "kernel", w.Text(placeholder="an edited copy (copy_kernel); empty = shipped"), "wb-kernel"
+            ),
+            # the emulator's event log: API counts and predicted µs per source line (ui/source_panel.py)
+            "trace": w.Checkbox(description="trace", indent=False, tooltip="record the event log (emu)").add_class(
+                "wb-trace"
             ),
             # plain IntText, applied as typed: a bounded box would clamp 0 to 1 silently; plan() names what is allowed
             "ub_size": _field("UB size", w.IntText(continuous_update=True), "wb-whatif-ub"),
@@ -164,6 +170,7 @@ class Workbench:
                 c["distribution"],
                 c["standard"],
                 c["kernel"],
+                c["trace"],
                 w.HBox([self.run_button, self.save_button, self.progress]),
             ]
         )
@@ -199,6 +206,7 @@ class Workbench:
             from .analysis_panel import AnalysisPanel
             from .panels import SummaryPanel, TilingPanel, TimingsPanel
             from .precision import PrecisionPanel
+            from .source_panel import SourcePanel
             from .sweep_panel import SweepForm
 
             offline_charts()
@@ -207,6 +215,7 @@ class Workbench:
             self.precision = PrecisionPanel(self.select_mismatch)
             self.timings = TimingsPanel()
             self.analysis = AnalysisPanel()
+            self.source = SourcePanel()
             self.sweep = SweepForm(self)
             self.ab = ABPanel()
         except Exception as exc:  # e.g. altair missing: say so where the panels would be, then fail the cell
@@ -227,6 +236,7 @@ class Workbench:
             self.timings.widget,
             self.ab.widget,
             self.analysis.widget,
+            self.source.widget,
         ]
 
     # -- display -------------------------------------------------------------------------------------
@@ -442,6 +452,7 @@ class Workbench:
                     distribution=c["distribution"].value,
                     standard=standard,
                     kernel=c["kernel"].value.strip() or None,
+                    trace=bool(c["trace"].value),
                 )
         except BuildError as err:  # the user's edited kernel: its errors at its lines, with the source
             self.progress.value = ""
@@ -462,6 +473,7 @@ class Workbench:
         self.timings.update(result)
         self.ab.update(result)
         self.analysis.update(result)
+        self.source.update(result)
         return result
 
     def pin_run(self) -> None:
