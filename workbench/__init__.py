@@ -1,6 +1,7 @@
 """Ascend C kernel workbench: host tiling, UB budget, goldens and precision reports for Ascend C ops.
 
-Public API: Case, plan, make_inputs, golden, compare, verify, run, copy_kernel, sweep, grid, OPS, PLATFORMS.
+Public API: Case, plan, make_inputs, golden, compare, verify, run, copy_kernel, sweep, grid, access_map, OPS,
+PLATFORMS.
 Importing this package never imports ipywidgets, altair, pandas or acl; those load inside the functions that need them.
 """
 
@@ -17,6 +18,7 @@ from .planning.registry import OPS
 from .running.runner import Result, copy_kernel, run
 from .sweeps import grid, sweep
 from .view import shown as _shown  # noqa: F401 (registers how records print and display)
+from .view.render.access_map import access_map
 
 __all__ = [
     "OPS",
@@ -28,6 +30,7 @@ __all__ = [
     "Result",
     "TilingPlan",
     "WorkbenchError",
+    "access_map",
     "assert_close",
     "compare",
     "copy_kernel",

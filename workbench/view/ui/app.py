@@ -41,12 +41,14 @@ from ..render.html import build_error_html
 from ..render.report import save_chart
 
 if TYPE_CHECKING:  # the panels import altair: loaded by Workbench.load_panels, after the controls are on show
+    from .access_panel import AccessPanel
     from .panels import SummaryPanel, TilingPanel, TimingsPanel
     from .precision import PrecisionPanel
     from .sweep_panel import SweepForm
 
 DEFAULT = "(op default)"
 SAVE_DIR = "workbench-charts"
+TRACE_TIP = "record the emulator's event log: the access map below (emulator only; slower launch)"
 LOADING = "loading the tiling panel and the charts …"
 PRELOAD_THREAD = "workbench-preload"  # the thread of kernel_startup.py, in a kernel of `workbench app`
 
@@ -95,6 +97,7 @@ class Workbench:
     summary: SummaryPanel
     precision: PrecisionPanel
     timings: TimingsPanel
+    access: AccessPanel  # the access map of a run with trace on (ui/access_panel.py)
     sweep: SweepForm  # the sweep section (ui/sweep_panel.py), between the controls and the panels
 
     def __init__(self, case: Case | None = None, op: str | None = None, panels: bool = True) -> None:
@@ -118,6 +121,7 @@ class Workbench:
             "seed": _field("seed", w.BoundedIntText(min=0, max=2**63 - 1), "wb-seed"),
             "distribution": _field("inputs", w.Dropdown(), "wb-distribution"),
             "standard": _field("standard", w.Dropdown(options=[DEFAULT, *STANDARDS]), "wb-standard"),
+            "trace": _field("trace", w.Checkbox(indent=False, tooltip=TRACE_TIP), "wb-trace"),
             "kernel": _field(
                 "kernel", w.Text(placeholder="an edited copy (copy_kernel); empty = shipped"), "wb-kernel"
             ),
@@ -159,6 +163,7 @@ class Workbench:
                 c["seed"],
                 c["distribution"],
                 c["standard"],
+                c["trace"],
                 c["kernel"],
                 w.HBox([self.run_button, self.save_button, self.progress]),
             ]
@@ -191,6 +196,7 @@ class Workbench:
             return
         _wait_for_preload()
         try:
+            from .access_panel import AccessPanel
             from .panels import SummaryPanel, TilingPanel, TimingsPanel
             from .precision import PrecisionPanel
             from .sweep_panel import SweepForm
@@ -200,6 +206,7 @@ class Workbench:
             self.summary = SummaryPanel()
             self.precision = PrecisionPanel(self.select_mismatch)
             self.timings = TimingsPanel()
+            self.access = AccessPanel(self._guard(self.select_tile))
             self.sweep = SweepForm(self)
         except Exception as exc:  # e.g. altair missing: say so where the panels would be, then fail the cell
             self.loading.value = _error_html("the panels did not load", "".join(traceback.format_exception_only(exc)))
@@ -216,6 +223,7 @@ class Workbench:
             self.summary.widget,
             self.precision.widget,
             self.timings.widget,
+            self.access.widget,
         ]
 
     # -- display -------------------------------------------------------------------------------------
@@ -431,6 +439,7 @@ class Workbench:
                     distribution=c["distribution"].value,
                     standard=standard,
                     kernel=c["kernel"].value.strip() or None,
+                    trace=bool(c["trace"].value),
                 )
         except BuildError as err:  # the user's edited kernel: its errors at its lines, with the source
             self.progress.value = ""
@@ -449,6 +458,7 @@ class Workbench:
         self.summary.update(result)
         self.precision.update(result)
         self.timings.update(result)
+        self.access.update(result)
         return result
 
     def import_msprof(self, source: str | Path) -> Result:
@@ -486,6 +496,7 @@ class Workbench:
             ),
             **({"timings": self.timings.chart} if self.result else {}),
             **({"pipes": self.timings.pipes} if self.result and self.timings.pipes.layout.display != "none" else {}),
+            **({"access": self.access.chart} if self.result and self.access.map is not None else {}),
         }
         label = _file_stem(self.case.label() if self.case else "no-case")
         out = Path(folder)
@@ -509,6 +520,19 @@ class Workbench:
         r = frame.iloc[row]
         cores = [int(x) for x in str(r["cores"]).split(",") if x]
         tile = None if int(r["tile"]) < 0 else int(r["tile"])
+        self._show_selected(cores, tile)
+        self.access.select(cores[0] if len(cores) == 1 else None, tile)
+
+    def select_tile(self, core: int | None, tile: int | None) -> None:
+        """Light up `core`'s `tile` (None: the whole core; core None: nothing) on the tiling panel's per-core chart
+        and in the access map (what picking a core and tile in the access map does)."""
+        if self.result is None:
+            return
+        self._show_selected([] if core is None else [core], tile)
+        self.access.select(core, tile)
+
+    def _show_selected(self, cores: list[int], tile: int | None) -> None:
+        assert self.result is not None
         selected = frames.selected_tile_frame(self.result.plan, cores, tile)
         if self.plan != self.result.plan:
             self.tiling.show_run_plan(self.result, selected)
