@@ -4,8 +4,8 @@ overlaps and past-the-end bytes in a warning colour, and the UB its queues held 
 
 Two selections link the views: clicking a range selects its core and tile (`pick`: every range of that tile lights
 up) and its core (`pick_core`: that core's UB lines light up); a double click clears them. A `step` parameter
-shows what happened up to that step of the modelled timeline: a slider under the chart, or a widget that sets it
-(the app's step slider, through JupyterChart.params).
+shows what happened up to that step of the modelled timeline, with a slider under the chart (in the app, a widget
+slider redraws the chart at its step instead).
 """
 
 from __future__ import annotations
@@ -36,14 +36,16 @@ def access_map_chart(
     """One chart per tensor (x: byte offset in the tensor, y: core; read, write and atomic ranges side by side in
     each core's row; overlaps and past-the-end bytes in WARN_COLOR; a rule at the tensor's end), then the UB
     occupancy per queue over modelled time. `highlight` (core, tile or None for the whole core) starts selected;
-    `step` (default: the last) is the step shown; `slider` binds it to a slider under the chart."""
+    `step` (default: the last) is the step shown; `slider` makes it a `step` parameter bound to a slider under the
+    chart, else it is written into the filters (the app's widget slider sends a new spec: a JupyterChart that
+    replaces a spec may set the old view's parameters, which vega-embed refuses as an unknown signal)."""
     import altair as alt
 
     frame = marks(amap)
     last = max(amap.steps - 1, 0)
     at = last if step is None else max(0, min(int(step), last))
-    bind = alt.binding_range(min=0, max=last, step=1, name="step of the modelled timeline ") if slider else None
-    upto = alt.param(name=STEP, value=at, bind=bind) if bind is not None else alt.param(name=STEP, value=at)
+    bind = alt.binding_range(min=0, max=last, step=1, name="step of the modelled timeline ")
+    shown = f"datum.{STEP} <= {STEP if slider else at}"
     core_value = None if highlight is None else [{"core": int(highlight[0])}]
     tile_value = None
     if highlight is not None and highlight[1] is not None:
@@ -57,20 +59,21 @@ def access_map_chart(
     for t in amap.tensors.itertuples():
         rows = frame[frame["tensor"] == t.tensor]
         if not rows.empty:  # each tensor's view can pick: the selections are the spec's, shared by every view
-            views.append(_tensor_chart(rows, t, cores, width, pick, pick_core))
+            views.append(_tensor_chart(rows, t, cores, width, pick, pick_core, shown))
     if not views:
         views.append(alt.Chart(title="no GM accesses in the event log").mark_text().properties(width=width))
-    views.append(_ub_chart(amap, width, pick_core))
+    views.append(_ub_chart(amap, width, pick_core, shown))
     with warnings.catch_warnings():  # one selection in several views is what we mean: altair merges them, and says so
         warnings.filterwarnings("ignore", "Automatically deduplicated selection parameter", UserWarning)
         chart = alt.vconcat(*views, spacing=12)
-    return chart.add_params(upto).resolve_scale(color="independent")
+    if slider:
+        chart = chart.add_params(alt.param(name=STEP, value=at, bind=bind))
+    return chart.resolve_scale(color="independent")
 
 
-def _tensor_chart(rows: Any, t: Any, cores: list[int], width: int, pick: Any, pick_core: Any) -> Any:
+def _tensor_chart(rows: Any, t: Any, cores: list[int], width: int, pick: Any, pick_core: Any, shown: str) -> Any:
     import altair as alt
 
-    shown = f"datum.{STEP} <= {STEP}"
     directions = [d for d in DIRECTION_COLORS if d in set(rows["direction"])]
     colors = [DIRECTION_COLORS[d] for d in directions]
     coarse = "" if t.tiled else f"; tiles merged, bins of {t.bin_bytes} B"
@@ -117,7 +120,7 @@ def _tensor_chart(rows: Any, t: Any, cores: list[int], width: int, pick: Any, pi
     return alt.layer(ranges, warn, end, title=title).properties(width=width, height=ROW_PX * max(len(cores), 1))
 
 
-def _ub_chart(amap: AccessMap, width: int, pick_core: Any) -> alt.Chart:
+def _ub_chart(amap: AccessMap, width: int, pick_core: Any, shown: str) -> alt.Chart:
     import altair as alt
 
     title = alt.Title(
@@ -127,7 +130,6 @@ def _ub_chart(amap: AccessMap, width: int, pick_core: Any) -> alt.Chart:
     )
     if amap.ub.empty:
         return alt.Chart(title="no queue in the event log").mark_text().properties(width=width)
-    shown = f"datum.{STEP} <= {STEP}"
     return (
         alt.Chart(amap.ub, title=title)
         .transform_filter(shown)

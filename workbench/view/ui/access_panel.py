@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import ipywidgets as w
 
 from ...running.access import AccessMap, result_access_map
-from ..render.access_map import STEP, access_map_chart
+from ..render.access_map import access_map_chart
 from .panels import CHART_WIDTH, chart_widget
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ class AccessPanel:
         self._busy = 0
         self.core = w.Dropdown(description="core", options=[("none", NO_CORE)], value=NO_CORE)
         self.tile = w.Dropdown(description="tile", options=[("every tile", WHOLE_CORE)], value=WHOLE_CORE)
-        self.step = w.IntSlider(description="step", min=0, max=0, continuous_update=True)
+        self.step = w.IntSlider(description="step", min=0, max=0, continuous_update=False)
         self.step.add_class("wb-access-step")
         self.core.add_class("wb-access-core")
         self.tile.add_class("wb-access-tile")
@@ -45,7 +45,7 @@ class AccessPanel:
         self.chart = chart_widget("wb-access-chart")
         self.core.observe(lambda _: self._picked(), "value")
         self.tile.observe(lambda _: self._picked(), "value")
-        self.step.observe(lambda change: self._stepped(int(change["new"])), "value")
+        self.step.observe(lambda _: self._stepped(), "value")
         head = w.HTML("<b>access map</b> <small>(GM bytes per core and tile; run with trace on)</small>")
         self.widget = w.VBox([head, self.note, w.HBox([self.core, self.tile, self.step]), self.chart])
         self.widget.add_class("wb-access")
@@ -70,9 +70,9 @@ class AccessPanel:
             self._busy -= 1
         truncated = " The log was truncated: the emulator keeps a bounded number of events."
         truncated = truncated if result.events.truncated else ""
-        tiles = "the plan's tiles (TilingPlan.locate)" if self.map.tile_source == "plan" else "the order of access"
+        tiles = "the plan's (TilingPlan.locate)" if self.map.tile_source == "plan" else "each core's accesses in order"
         self.note.value = (
-            f"<small>{self.map.steps} events, steps ordered by modelled start time (performance model); tiles from "
+            f"<small>{self.map.steps} events, steps ordered by modelled start time (performance model); tiles: "
             f"{html.escape(tiles)}; {len(self.map.overlaps)} overlaps between cores, "
             f"{len(self.map.past_end)} accesses past a tensor's end.{html.escape(truncated)}</small>"
         )
@@ -123,8 +123,8 @@ class AccessPanel:
         core = None if self.core.value == NO_CORE else int(self.core.value)
         self.on_select(core, self._tile() if core is not None else None)
 
-    def _stepped(self, step: int) -> None:
-        """The step slider moves the chart's `step` parameter: the spec stays, only the parameter changes."""
-        if self._busy or self.map is None:
-            return
-        setattr(self.chart.params, STEP, step)
+    def _stepped(self) -> None:
+        """The step slider sets the chart's `step` parameter. Through a new spec, not JupyterChart.params: vega-embed
+        may get the parameter before the view that has it, and throws "Unrecognized signal name"."""
+        if not self._busy:
+            self.show()
