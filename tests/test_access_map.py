@@ -154,6 +154,13 @@ def test_the_app_links_the_access_map_to_the_tiling_panel(cast_run: wb.Result) -
     assert _selected(app)[0]["tile"] == 1 and _selected(app)[0]["y0"] == 12_499 - 3
     app.select_tile(2, 0)  # and the other way: a tile picked elsewhere sets the dropdowns
     assert (panel.core.value, panel.tile.value) == (2, 0) and _params(panel)[PICK]["value"] == [{"core": 2, "tile": 0}]
+    click = {"value": {"vlPoint": {"or": [{"core": 5}]}}, "store": []}  # what vega-embed reports for a click
+    app.tiling.cores._vl_selections = {"core_pick": click}
+    assert (panel.core.value, panel.tile.value) == (5, -1) and _params(panel)[PICK]["value"] == [{"core": 5}]
+    assert [r["core"] for r in _selected(app)] == [5]
+    app.tiling.cores._vl_selections = {"core_pick": {"value": None, "store": []}}  # cleared by the redraw: kept
+    assert panel.core.value == 5
+    app.select_tile(2, 0)
     panel.step.value = 10  # the step slider sets the chart's step, keeping the pick
     spec = panel.chart.chart.to_dict()  # type: ignore[union-attr]
     assert {"filter": f"datum.{STEP} <= 10"} in spec["vconcat"][0]["layer"][0]["transform"]

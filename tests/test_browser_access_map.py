@@ -1,6 +1,6 @@
 """The access map in a real browser (`workbench app` in the system chromium, as tests/test_browser.py): a Cast run
 with trace on draws every core's reads and writes; picking core 7 and its tail tile in the dropdowns lights it up
-and outlines it on the tiling panel; the step slider at its start shows the first access only. The panel's
+and outlines it on the tiling panel; a click on a core there picks it in the access map; the step slider at its start shows the first access only. The panel's
 screenshot is docs/images/access-map.png (docs/workbench.md#access-map)."""
 
 from __future__ import annotations
@@ -79,6 +79,15 @@ def test_a_traced_run_draws_the_access_map_and_picks_a_tile(page: tuple[Page, Co
     tab.wait_for_timeout(500)
     DOC_IMAGE.parent.mkdir(parents=True, exist_ok=True)
     _shot_part(tab, ".wb-access", DOC_IMAGE)
+
+    # a click on core 5's bar in the tiling panel's per-core chart picks core 5 in the access map
+    bar = tab.locator(".wb-cores-chart path[aria-label*='core: 5']").first
+    bar.scroll_into_view_if_needed()
+    bar.click()
+    tab.wait_for_function(
+        "() => document.querySelector('.wb-access-core select')?.selectedOptions[0]?.text === '5'",
+        timeout=STEP_S * 1000,
+    )
 
     handle = tab.locator(".wb-access-step .noUi-handle, .wb-access-step .slider-handle, .wb-access-step input").first
     handle.focus()

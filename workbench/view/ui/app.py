@@ -213,6 +213,7 @@ class Workbench:
             raise
         self.timings.msprof_button.on_click(self._guard(lambda _=None: self._import_clicked()))
         self.tiling.back.on_click(self._guard(lambda _=None: self.refresh()))
+        self.tiling.cores.observe(self._guard(self._core_clicked), "_vl_selections")
         self.precision.mismatches.csv.on_click(self._guard(lambda _=None: self.export_mismatches()))
         self.panels_loaded = True
         self.refresh()
@@ -530,6 +531,16 @@ class Workbench:
             return
         self._show_selected([] if core is None else [core], tile)
         self.access.select(core, tile)
+
+    def _core_clicked(self, change: Mapping[str, Any]) -> None:
+        """A click on a core of the tiling panel's per-core chart (its selection, as vega-embed reports it) picks that
+        core in the access map. An empty selection is ignored: redrawing the chart clears it."""
+        from .panels import CORE_PICK
+
+        signal = (change["new"].get(CORE_PICK) or {}).get("value") or {}
+        points = signal.get("vlPoint", {}).get("or", [])
+        if points and "core" in points[0]:
+            self.select_tile(int(points[0]["core"]), None)
 
     def _show_selected(self, cores: list[int], tile: int | None) -> None:
         assert self.result is not None
