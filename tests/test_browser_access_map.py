@@ -1,7 +1,8 @@
 """The access map in a real browser (`workbench app` in the system chromium, as tests/test_browser.py): a Cast run
 with trace on draws every core's reads and writes; picking core 7 and its tail tile in the dropdowns lights it up
-and outlines it on the tiling panel; a click on a core there picks it in the access map; the step slider at its start shows the first access only. The panel's
-screenshot is docs/images/access-map.png (docs/workbench.md#access-map)."""
+and outlines it on the tiling panel; a click on a core there picks it in the access map; the step slider at its
+start shows the first access only. The panel's screenshot is docs/images/access-map.png
+(docs/workbench.md#access-map)."""
 
 from __future__ import annotations
 
