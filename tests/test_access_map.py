@@ -29,7 +29,7 @@ def cast_run() -> wb.Result:
 
 def test_each_core_wrote_its_slice_of_the_plan_tile_by_tile(cast_run: wb.Result) -> None:
     amap = result_access_map(cast_run)
-    assert amap.tile_source == "plan" and amap.tensors["tiled"].all()
+    assert amap.tile_source == "plan" and amap.tensors["tiled"].all() and not amap.tensors["binned"].any()
     r = amap.ranges
     for direction, tensor, itemsize in (("write", "arg1:output", 2), ("read", "arg0:input", 4)):
         mine = r[(r["direction"] == direction) & (r["tensor"] == tensor)]
@@ -123,12 +123,15 @@ def test_many_accesses_are_binned_to_a_small_frame() -> None:
     writes = [_write(i % 3, 32 * i, 32) for i in range(120)]  # 3840 bytes in 120 copies by three cores in turn
     amap = access_map(_records(*writes), bins=4)
     r = amap.ranges
-    assert len(r) <= ROWS_PER_BIN * 4 and not amap.tensors["tiled"].all() and (r["tile"] == -1).all()
+    assert len(r) <= ROWS_PER_BIN * 4 and (r["tile"] == -1).all()
+    assert amap.tensors[["binned", "tiled"]].values.tolist() == [[True, False]]
+    subtitle = access_map_chart(amap).to_dict()["vconcat"][0]["title"]["subtitle"]
+    assert subtitle.endswith("bins of 1,024 B, tiles merged")
     assert set(r["core"]) == {0, 1, 2} and r["accesses"].sum() == 120 and r["bytes"].sum() == 3840
     width = int(amap.tensors["bin_bytes"].iloc[0])
     assert width == 1024 and (r["lo"] % width == 0).all() and (r["hi"] % width == 0).all()
     exact = access_map(_records(*writes))  # 512 bins: small enough to stay exact, tile by tile
-    assert len(exact.ranges) == 120 and exact.tensors["tiled"].all()
+    assert len(exact.ranges) == 120 and exact.tensors[["binned", "tiled"]].values.tolist() == [[False, True]]
     with pytest.raises(InvalidInput, match="bins"):
         access_map(_records(*writes), bins=0)
 

@@ -46,15 +46,16 @@ class TensorArray:
 class AccessMap:
     """The frames of one launch's access map.
 
-    `tensors`: tensor, role, bytes, bin_bytes (the grid its ranges are snapped to), tiled (False: its tiles were
-    merged to keep the chart small). `ranges`: RANGE_COLUMNS, one row per merged run of bins that `core` read or
-    wrote (direction read | write | atomic) for `tile` (the plan's tile of the access's last element, TilingPlan.
-    locate; without a plan, the access's ordinal among its core's accesses of the tensor), with the first and last
-    step, the modelled start of the first (µs) and plan_core (the core the plan gives that element; -1 unknown).
-    `overlaps`: the exact bytes two cores both wrote (events.overlaps). `past_end`: tensor, core, direction, lo, hi,
-    outside, step: the bytes an access reached beyond the tensor's size (outside: beyond its allocation too).
-    `ub`: core, queue, position, step, start_us, in_use: the UB bytes each queue held after each AllocTensor and
-    FreeTensor. `steps`: how many events the timeline has; `tile_source`: "plan" or "order"."""
+    `tensors`: tensor, role, bytes, bin_bytes, binned (its ranges were snapped to multiples of bin_bytes to keep the
+    chart small), tiled (False: its tiles were merged too). `ranges`: RANGE_COLUMNS, one row per merged run of bytes
+    that `core` read or wrote (direction read | write | atomic) for `tile` (the plan's tile of the access's last
+    element, TilingPlan.locate; without a plan, the access's ordinal among its core's accesses of the tensor), with
+    the first and last step, the modelled start of the first (µs) and plan_core (the core the plan gives that
+    element; -1 unknown). `overlaps`: the exact bytes two cores both wrote (events.overlaps) and the step by which
+    both had. `past_end`: tensor, core, direction, tile, lo, hi, outside, step, line: the bytes an access reached
+    beyond the tensor's size (outside: beyond its allocation too). `ub`: core, queue, position, step, start_us,
+    in_use: the UB bytes each queue held after each AllocTensor and FreeTensor, in step order. `steps`: how many
+    events the timeline has; `tile_source`: "plan" or "order"."""
 
     tensors: pd.DataFrame
     ranges: pd.DataFrame
@@ -96,9 +97,8 @@ def access_map(
         raise InvalidInput("bins", bins, "a whole number of bins per tensor, at least 1")
     steps = timeline_steps(events)
     start_us = events.schedule[0] * 1e6
-    by_key = pd.Series(np.arange(len(events.records)), index=pd.MultiIndex.from_arrays(
-        [events.records["core"].astype(np.int64), events.records["seq"].astype(np.int64)]
-    ))  # fmt: skip
+    record_keys = [events.records["core"].astype(np.int64), events.records["seq"].astype(np.int64)]
+    by_key = pd.Series(np.arange(len(events.records)), index=pd.MultiIndex.from_arrays(record_keys))
     acc = events.gm_accesses
     at = by_key.reindex(pd.MultiIndex.from_arrays([acc["core"], acc["seq"].astype(np.int64)])).to_numpy()
     size = {t.name: t.bytes for t in events.tensors}
@@ -109,8 +109,8 @@ def access_map(
             "bytes": [t.bytes for t in events.tensors],
         }
     )
-    tensors = tensors.sort_values("tensor", key=lambda s: s.map({t.name: t.arg % 1_000_000 for t in events.tensors}))
-    tensors = tensors.reset_index(drop=True)
+    order = {t.name: t.arg if t.arg >= 0 else len(events.tensors) for t in events.tensors}  # the kernel's, then ours
+    tensors = tensors.sort_values("tensor", key=lambda names: names.map(order)).reset_index(drop=True)
     tensors["bin_bytes"] = [max(1, -(-b // bins)) for b in tensors["bytes"]]
     acc = acc.assign(step=steps[at], start_us=start_us[at])
     use_plan = plan is not None and arrays is not None
@@ -120,18 +120,19 @@ def access_map(
     else:
         acc = acc.assign(tile=acc["ordinal"].to_numpy(), plan_core=-1)
 
-    ranges, tiled = [], []
+    ranges, binned, tiled = [], [], []
     for t in tensors.itertuples():
         a = acc[acc["tensor"] == t.tensor]
         cap, width = ROWS_PER_BIN * bins, int(t.bin_bytes)
         merged = _binned(a, 1)  # exact, when that is small enough
-        if len(merged) > cap:
+        binned.append(len(merged) > cap)
+        if binned[-1]:
             merged = _binned(a, width)
         tiled.append(len(merged) <= cap)
-        if len(merged) > cap:
+        if not tiled[-1]:
             merged = _binned(a.assign(tile=-1), width)
         ranges.append(merged.assign(role=t.role))
-    tensors["tiled"] = tiled
+    tensors["binned"], tensors["tiled"] = binned, tiled
     frame = pd.concat(ranges, ignore_index=True) if ranges else pd.DataFrame(columns=RANGE_COLUMNS)
     return AccessMap(
         tensors=tensors,

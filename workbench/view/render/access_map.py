@@ -76,7 +76,7 @@ def _tensor_chart(rows: Any, t: Any, cores: list[int], width: int, pick: Any, pi
 
     directions = [d for d in DIRECTION_COLORS if d in set(rows["direction"])]
     colors = [DIRECTION_COLORS[d] for d in directions]
-    coarse = "" if t.tiled else f"; tiles merged, bins of {t.bin_bytes} B"
+    coarse = "" if not t.binned else f"; bins of {t.bin_bytes:,} B" + ("" if t.tiled else ", tiles merged")
     title = alt.Title(
         f"{t.tensor} ({t.role}, {t.bytes:,} B)",
         subtitle=f"GM bytes each core read and wrote; click a range: its core and tile{coarse}",
