@@ -66,13 +66,13 @@ def test_the_chart_spec_links_core_tile_and_step(cast_run: wb.Result) -> None:
     reads, writes, ub = spec["vconcat"]  # the tensors in the kernel's argument order, then UB
     assert reads["title"]["text"] == "arg0:input (input, 400,012 B)"
     assert writes["title"]["text"] == "arg1:output (output, 200,006 B)"
-    ranges, warn, end = reads["layer"]
+    ranges, shared, warn, end = reads["layer"]
     enc = ranges["encoding"]
     fields = (enc["x"]["field"], enc["x2"]["field"], enc["y"]["field"], enc["yOffset"]["field"])
     assert fields == ("lo", "hi", "core", "direction")
     assert enc["opacity"]["condition"]["param"] == PICK and enc["color"]["scale"]["range"] == [DIRECTION_COLORS["read"]]
     assert {"filter": f"datum.{STEP} <= {STEP}"} in ranges["transform"]
-    assert warn["mark"]["color"] == WARN_COLOR and end["mark"]["type"] == "rule"
+    assert warn["mark"]["color"] == WARN_COLOR and end["mark"]["type"] == "rule" and not shared["mark"]["filled"]
     assert end["data"]["values"] == [{"end": 400_012, "what": "end of the tensor"}]
     assert ub["encoding"]["opacity"]["condition"]["param"] == PICK_CORE
     assert "performance model" in ub["encoding"]["x"]["title"] and ub["encoding"]["color"]["field"] == "queue"
@@ -107,8 +107,11 @@ def test_a_race_between_two_cores_shows_as_an_overlap() -> None:
     assert [1024, 1088] in strided[["lo", "hi"]].values.tolist()  # a strided copy's rows, not its span
     spec = access_map_chart(amap).to_dict()
     race_view = next(v for v in spec["vconcat"] if v.get("title", {}).get("text", "").startswith("arg1:inout"))
-    drawn = spec["datasets"][race_view["layer"][1]["data"]["name"]]
-    assert {(d["layer"], d["core"]) for d in drawn if d["layer"] == "overlap"} == {("overlap", 0), ("overlap", 1)}
+    drawn = spec["datasets"][race_view["layer"][2]["data"]["name"]]
+    assert {(d["layer"], d["core"]) for d in drawn if d["layer"] != "write"} == {("overlap", 0), ("overlap", 1)}
+    atomic = m[m["tensor"] == "arg2:inout"]  # both cores added: outlined as shared, not flagged as a race
+    assert set(atomic.loc[atomic["layer"] != "atomic", "layer"]) == {"shared atomic"}
+    assert atomic.loc[atomic["layer"] == "shared atomic", "note"].str.endswith("(atomic adds)").all()
 
 
 def test_bytes_past_the_end_are_shown() -> None:

@@ -241,8 +241,9 @@ def _overlap_steps(overlaps: pd.DataFrame, ranges: pd.DataFrame) -> pd.DataFrame
 
 def marks(amap: AccessMap) -> pd.DataFrame:
     """The access map's ranges, overlaps and past-the-end bytes as one long frame for the chart: tensor, layer
-    (read | write | atomic | overlap | past end), core, direction, tile, lo, hi, step, accesses, bytes, start_us,
-    note. An overlap has a row on each of its two cores."""
+    (read | write | atomic | overlap | shared atomic | past end), core, direction, tile, lo, hi, step, accesses,
+    bytes, start_us, note. An overlap has a row on each of its two cores; "shared atomic" is one where both cores'
+    writes were atomic adds, which do not race."""
     import pandas as pd
 
     r = amap.ranges
@@ -264,7 +265,7 @@ def marks(amap: AccessMap) -> pd.DataFrame:
                     "tile": -1,
                     "lo": o["lo"],
                     "hi": o["hi"],
-                    "layer": "overlap",
+                    "layer": np.where(o["atomic"].to_numpy(bool), "shared atomic", "overlap"),
                     "step": o["step"],
                     "note": note,
                 }

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 DIRECTION_COLORS = {"read": "#4e79a7", "write": "#59a14f", "atomic": "#b07aa1"}
 WARN_COLOR = "#e15759"  # overlaps between cores and bytes past a tensor's end
+SHARED_COLOR = "#7f7f7f"  # bytes two cores both added to atomically (outlined: not a race)
 PICK, PICK_CORE, STEP = "pick", "pick_core", "step"
 POINTS_UP_TO = 200  # UB changes drawn as points too when there are at most this many (else a line only)
 ROW_PX = 14  # one core's row per tensor, read and write side by side in it
@@ -34,11 +35,12 @@ def access_map_chart(
     width: int = 560,
 ) -> alt.VConcatChart:
     """One chart per tensor (x: byte offset in the tensor, y: core; read, write and atomic ranges side by side in
-    each core's row; overlaps and past-the-end bytes in WARN_COLOR; a rule at the tensor's end), then the UB
-    occupancy per queue over modelled time. `highlight` (core, tile or None for the whole core) starts selected;
-    `step` (default: the last) is the step shown; `slider` makes it a `step` parameter bound to a slider under the
-    chart, else it is written into the filters (the app's widget slider sends a new spec: a JupyterChart that
-    replaces a spec may set the old view's parameters, which vega-embed refuses as an unknown signal)."""
+    each core's row; races and past-the-end bytes in WARN_COLOR, bytes several cores added to atomically outlined in
+    grey; a rule at the tensor's end), then the UB occupancy per queue over modelled time. `highlight` (core, tile
+    or None for the whole core) starts selected; `step` (default: the last) is the step shown; `slider` makes it a
+    `step` parameter bound to a slider under the chart, else it is written into the filters (the app's widget
+    slider sends a new spec: a JupyterChart that replaces a spec may set the old view's parameters, which vega-embed
+    refuses as an unknown signal)."""
     import altair as alt
 
     frame = marks(amap)
@@ -112,12 +114,17 @@ def _tensor_chart(rows: Any, t: Any, cores: list[int], width: int, pick: Any, pi
         .mark_bar(color=WARN_COLOR, stroke=WARN_COLOR, strokeWidth=2)  # the stroke keeps a few bytes visible
         .encode(x=x, x2=alt.X2(field="hi"), y=y, tooltip=_tips("core:O", "layer:N", "lo:Q", "hi:Q", "note:N"))
     )
+    shared = (  # both cores added atomically: no race, outlined rather than filled
+        base.transform_filter(alt.FieldEqualPredicate(field="layer", equal="shared atomic"))
+        .mark_bar(filled=False, stroke=SHARED_COLOR, strokeDash=[3, 2], strokeWidth=1.5)
+        .encode(x=x, x2=alt.X2(field="hi"), y=y, tooltip=_tips("core:O", "layer:N", "lo:Q", "hi:Q", "note:N"))
+    )
     end = (
         alt.Chart(alt.Data(values=[{"end": int(t.bytes), "what": "end of the tensor"}]))
         .mark_rule(color=WARN_COLOR, strokeDash=[4, 3])
         .encode(x=alt.X(field="end", type="quantitative"), tooltip=_tips("what:N", "end:Q"))
     )
-    return alt.layer(ranges, warn, end, title=title).properties(width=width, height=ROW_PX * max(len(cores), 1))
+    return alt.layer(ranges, shared, warn, end, title=title).properties(width=width, height=ROW_PX * max(len(cores), 1))
 
 
 def _ub_chart(amap: AccessMap, width: int, pick_core: Any, shown: str) -> alt.Chart:
