@@ -56,10 +56,11 @@ def _tips(*shorthands: str) -> list[Any]:
 
 
 def cores_chart(
-    frame: pd.DataFrame, title: str = "work per core", selected: pd.DataFrame | None = None
+    frame: pd.DataFrame, title: str = "work per core", selected: pd.DataFrame | None = None, pick: str | None = None
 ) -> alt.Chart | alt.LayerChart:
     """A bar per core: its count of work units, coloured by role (frames.cores_frame), tiles in the tooltip. `selected`
-    (frames.selected_tile_frame) outlines the selected cores and fills the selected tile's extent."""
+    (frames.selected_tile_frame) outlines the selected cores and fills the selected tile's extent. `pick` names a
+    selection of the core a click lands on (the app links it to the access map)."""
     import altair as alt
 
     unit = str(frame["unit"].iloc[0]) if len(frame) else "element"
@@ -79,6 +80,8 @@ def cores_chart(
             tooltip=_tips("core:O", "start:Q", "count:Q", "tiles:Q", "last_tile:Q", "tail:Q"),
         )
     )
+    if pick is not None:
+        bars = bars.add_params(alt.selection_point(name=pick, fields=["core"], on="click", clear="dblclick"))
     if selected is None or not len(selected):
         return bars
     tile = (

@@ -42,6 +42,7 @@ from ..render.report import save_chart
 
 if TYPE_CHECKING:  # the panels import altair: loaded by Workbench.load_panels, after the controls are on show
     from .ab_panel import ABPanel
+    from .access_panel import AccessPanel
     from .analysis_panel import AnalysisPanel
     from .panels import SummaryPanel, TilingPanel, TimingsPanel
     from .precision import PrecisionPanel
@@ -50,6 +51,9 @@ if TYPE_CHECKING:  # the panels import altair: loaded by Workbench.load_panels, 
 
 DEFAULT = "(op default)"
 SAVE_DIR = "workbench-charts"
+TRACE_TIP = (
+    "record the emulator's event log: the access map and the annotated source below (emulator only; slower launch)"
+)
 LOADING = "loading the tiling panel and the charts …"
 PRELOAD_THREAD = "workbench-preload"  # the thread of kernel_startup.py, in a kernel of `workbench app`
 
@@ -100,6 +104,7 @@ class Workbench:
     timings: TimingsPanel
     analysis: AnalysisPanel  # findings and roofline (ui/analysis_panel.py)
     source: SourcePanel  # the annotated source (ui/source_panel.py)
+    access: AccessPanel  # the access map of a run with trace on (ui/access_panel.py)
     sweep: SweepForm  # the sweep section (ui/sweep_panel.py), between the controls and the panels
     ab: ABPanel  # a pinned run A and the last run compared with it (ui/ab_panel.py)
 
@@ -124,12 +129,9 @@ class Workbench:
             "seed": _field("seed", w.BoundedIntText(min=0, max=2**63 - 1), "wb-seed"),
             "distribution": _field("inputs", w.Dropdown(), "wb-distribution"),
             "standard": _field("standard", w.Dropdown(options=[DEFAULT, *STANDARDS]), "wb-standard"),
+            "trace": _field("trace", w.Checkbox(indent=False, tooltip=TRACE_TIP), "wb-trace"),
             "kernel": _field(
                 "kernel", w.Text(placeholder="an edited copy (copy_kernel); empty = shipped"), "wb-kernel"
-            ),
-            # the emulator's event log: API counts and predicted µs per source line (ui/source_panel.py)
-            "trace": w.Checkbox(description="trace", indent=False, tooltip="record the event log (emu)").add_class(
-                "wb-trace"
             ),
             # plain IntText, applied as typed: a bounded box would clamp 0 to 1 silently; plan() names what is allowed
             "ub_size": _field("UB size", w.IntText(continuous_update=True), "wb-whatif-ub"),
@@ -169,8 +171,8 @@ class Workbench:
                 c["seed"],
                 c["distribution"],
                 c["standard"],
-                c["kernel"],
                 c["trace"],
+                c["kernel"],
                 w.HBox([self.run_button, self.save_button, self.progress]),
             ]
         )
@@ -203,6 +205,7 @@ class Workbench:
         _wait_for_preload()
         try:
             from .ab_panel import ABPanel
+            from .access_panel import AccessPanel
             from .analysis_panel import AnalysisPanel
             from .panels import SummaryPanel, TilingPanel, TimingsPanel
             from .precision import PrecisionPanel
@@ -216,6 +219,7 @@ class Workbench:
             self.timings = TimingsPanel()
             self.analysis = AnalysisPanel()
             self.source = SourcePanel()
+            self.access = AccessPanel(self._guard(self.select_tile))
             self.sweep = SweepForm(self)
             self.ab = ABPanel()
         except Exception as exc:  # e.g. altair missing: say so where the panels would be, then fail the cell
@@ -223,6 +227,7 @@ class Workbench:
             raise
         self.timings.msprof_button.on_click(self._guard(lambda _=None: self._import_clicked()))
         self.tiling.back.on_click(self._guard(lambda _=None: self.refresh()))
+        self.tiling.cores.observe(self._guard(self._core_clicked), "_vl_selections")
         self.precision.mismatches.csv.on_click(self._guard(lambda _=None: self.export_mismatches()))
         self.ab.pin_button.on_click(self._guard(lambda _=None: self.pin_run()))
         self.panels_loaded = True
@@ -237,6 +242,7 @@ class Workbench:
             self.ab.widget,
             self.analysis.widget,
             self.source.widget,
+            self.access.widget,
         ]
 
     # -- display -------------------------------------------------------------------------------------
@@ -474,6 +480,7 @@ class Workbench:
         self.ab.update(result)
         self.analysis.update(result)
         self.source.update(result)
+        self.access.update(result)
         return result
 
     def pin_run(self) -> None:
@@ -518,6 +525,7 @@ class Workbench:
             ),
             **({"timings": self.timings.chart} if self.result else {}),
             **({"pipes": self.timings.pipes} if self.result and self.timings.pipes.layout.display != "none" else {}),
+            **({"access": self.access.chart} if self.result and self.access.map is not None else {}),
         }
         label = _file_stem(self.case.label() if self.case else "no-case")
         out = Path(folder)
@@ -541,6 +549,29 @@ class Workbench:
         r = frame.iloc[row]
         cores = [int(x) for x in str(r["cores"]).split(",") if x]
         tile = None if int(r["tile"]) < 0 else int(r["tile"])
+        self._show_selected(cores, tile)
+        self.access.select(cores[0] if len(cores) == 1 else None, tile)
+
+    def select_tile(self, core: int | None, tile: int | None) -> None:
+        """Light up `core`'s `tile` (None: the whole core; core None: nothing) on the tiling panel's per-core chart
+        and in the access map (what picking a core and tile in the access map does)."""
+        if self.result is None:
+            return
+        self._show_selected([] if core is None else [core], tile)
+        self.access.select(core, tile)
+
+    def _core_clicked(self, change: Mapping[str, Any]) -> None:
+        """A click on a core of the tiling panel's per-core chart (its selection, as vega-embed reports it) picks that
+        core in the access map. An empty selection is ignored: redrawing the chart clears it."""
+        from .panels import CORE_PICK
+
+        signal = (change["new"].get(CORE_PICK) or {}).get("value") or {}
+        points = signal.get("vlPoint", {}).get("or", [])
+        if points and "core" in points[0]:
+            self.select_tile(int(points[0]["core"]), None)
+
+    def _show_selected(self, cores: list[int], tile: int | None) -> None:
+        assert self.result is not None
         selected = frames.selected_tile_frame(self.result.plan, cores, tile)
         if self.plan != self.result.plan:
             self.tiling.show_run_plan(self.result, selected)

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ...running.runner import Result
 
 CHART_WIDTH = 440
+CORE_PICK = "core_pick"  # the per-core chart's selection: the core clicked (the app lights it up in the access map)
 
 
 def chart_widget(css: str) -> alt.JupyterChart:
@@ -138,7 +139,7 @@ class TilingPanel:
         if not self.plan.cores:
             self.cores.chart = _placeholder("no launch: no cores")
             return
-        chart = charts.cores_chart(frames.cores_frame(self.plan), selected=selected)
+        chart = charts.cores_chart(frames.cores_frame(self.plan), selected=selected, pick=CORE_PICK)
         self.cores.chart = chart.properties(width=CHART_WIDTH, height=150)
 
     def show_error(self, message: str) -> None:
