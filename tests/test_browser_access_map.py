@@ -1,23 +1,21 @@
 """The access map in a real browser (`workbench app` in the system chromium, as tests/test_browser.py): a Cast run
 with trace on draws every core's reads and writes; picking core 7 and its tail tile in the dropdowns lights it up
 and outlines it on the tiling panel; a click on a core there picks it in the access map; the step slider at its
-start shows the first access only. The panel's screenshot is docs/images/access-map.png
-(docs/workbench.md#access-map)."""
+start shows the first access only. The panel's screenshot (build/screenshots/19-access-map.png) is
+docs/images/access-map.png, copied after looking at it (docs/workbench.md#access-map)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from test_browser import PAGE_S, RUN_S, STEP_S, Console, Server, _chart, _chromium, _seen, browser_on
+from test_browser import PAGE_S, RUN_S, STEP_S, Console, Server, _chart, _chromium, _seen, browser_on, screenshot_folder
 from test_browser_glance import _shot_part, _wait_text
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-DOC_IMAGE = Path(__file__).resolve().parents[1] / "docs" / "images" / "access-map.png"
 RANGES = ".wb-access-chart path[aria-label*='direction:']"  # the drawn ranges (their tooltips name a direction)
 FADED = f"Array.from(document.querySelectorAll({RANGES!r})).filter(e => e.getAttribute('opacity') === '0.25').length"
 
@@ -78,8 +76,7 @@ def test_a_traced_run_draws_the_access_map_and_picks_a_tile(page: tuple[Page, Co
         timeout=STEP_S * 1000,
     )
     tab.wait_for_timeout(500)
-    DOC_IMAGE.parent.mkdir(parents=True, exist_ok=True)
-    _shot_part(tab, ".wb-access", DOC_IMAGE)
+    _shot_part(tab, ".wb-access", screenshot_folder() / "19-access-map.png")  # docs/images/access-map.png
 
     # a click on core 5's bar in the tiling panel's per-core chart picks core 5 in the access map
     bar = tab.locator(".wb-cores-chart path[aria-label*='core: 5']").first
