@@ -18,8 +18,10 @@ def test_html_report_is_self_contained(tmp_path: Path, capsys: pytest.CaptureFix
     assert main([*CAST, "--html", str(target)]) == 0
     page = target.read_text(encoding="utf-8")
     assert page.startswith("<!doctype html>") and page.rstrip().endswith("</html>")
-    # the two tiling charts, the ULP histogram and heatmap, the timings and the predicted pipes per core
-    assert page.count("<svg") == 6 and "work per core" in page and "Unified Buffer" in page
+    # the two tiling charts, the ULP histogram and heatmap, the timings, the predicted pipes per core, the roofline
+    # and the pipes against their ceilings
+    assert page.count("<svg") == 8 and "work per core" in page and "Unified Buffer" in page
+    assert "<h4>analysis</h4>" in page and "roofline on Ascend310P3" in page and "kernel (predicted)" in page
     assert "predicted pipes per core" in page and "performance criteria" in page
     assert "y: ULP error" in page and "y: error / what the standard allows" in page and "<h4>timings</h4>" in page
     assert "BF16_TO_OTHER" in page and "PASS y [int8 100003]" in page and "ubFormer" in page

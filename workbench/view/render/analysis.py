@@ -73,8 +73,13 @@ def roofline_html(a: Analysis) -> str:
     return f"{table}{note}<ul class='wb-muted'>{ceilings}</ul>"
 
 
-def analysis_html(a: Analysis) -> str:
+def analysis_card(a: Analysis, figures: str = "") -> str:
+    """The findings and the roofline table as one card; `figures` (e.g. the report's SVG charts) go between them."""
     return (
-        f"{STYLE}<div class='wb-card'><h4>analysis</h4>{findings_html(a.findings)}"
+        f"<div class='wb-card'><h4>analysis</h4>{findings_html(a.findings)}{figures}"
         f"<h4>roofline on {html.escape(a.roofline.platform)}</h4>{roofline_html(a)}</div>"
     )
+
+
+def analysis_html(a: Analysis) -> str:
+    return STYLE + analysis_card(a)

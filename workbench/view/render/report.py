@@ -81,8 +81,8 @@ def precision_charts(result: Result) -> list[alt.LayerChart | alt.Chart]:
 
 def html_report(result: Result) -> str:
     """The same records, charts and tables the app shows: result (reports, diagnostics with their source lines),
-    tiling card, tiling charts, precision charts per output, timings, the plain-text tiling table, and the annotated
-    source when the run has an event log (trace=True)."""
+    tiling card, tiling charts, precision charts per output, timings, the guided analysis with the roofline, the
+    plain-text tiling table, and the annotated source when the run has an event log (trace=True)."""
     title = html.escape(f"{result.verdict}: {result.case.label()}")
     tiling = "".join(f"<figure>{svg(c)}</figure>" for c in tiling_charts(result))
     precision = "".join(f"<figure>{svg(c)}</figure>" for c in precision_charts(result))
@@ -102,10 +102,22 @@ def html_report(result: Result) -> str:
         + (f"<div class='wb-card'>{precision}</div>\n" if precision else "")
         + f"{timings_html(timings, evaluate(result), device_html(result))}\n"
         + f"<div class='wb-card'>{''.join(f'<figure>{svg(c)}</figure>' for c in timing_charts)}</div>\n"
-        f"<div class='wb-card'><pre>{html.escape(plan_text(result.plan, result.case.label()))}</pre></div>\n"
+        + analysis_section(result)
+        + f"<div class='wb-card'><pre>{html.escape(plan_text(result.plan, result.case.label()))}</pre></div>\n"
         + source_section(result)
         + "</body></html>\n"
     )
+
+
+def analysis_section(result: Result) -> str:
+    """The guided analysis and the roofline (judge/analysis.py), as the app's analysis panel shows them."""
+    from ...judge.analysis import analysis_of
+    from .analysis import analysis_card
+    from .roofline import pipes_chart, roofline_chart
+
+    a = analysis_of(result)
+    figures = "".join(f"<figure>{svg(c)}</figure>" for c in (roofline_chart(a.roofline), pipes_chart(a.roofline)))
+    return analysis_card(a, figures) + "\n"
 
 
 def source_section(result: Result) -> str:

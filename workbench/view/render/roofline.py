@@ -63,15 +63,16 @@ def roofs_frame(rl: Roofline, points: pd.DataFrame | None = None) -> pd.DataFram
 
 
 def roof_labels_frame(roofs: pd.DataFrame) -> pd.DataFrame:
-    """A label per roof on its segment (the memory roof's three quarters of the way up, in log space, so that its
-    label fits left of it; the vector roof's in the middle): its rate and whether it is theoretical or predicted."""
+    """A label per roof on its segment (the memory roof's a little past halfway up, in log space, its label below
+    and right of it, where a short roof leaves room before the y axis; the vector roof's in the middle): its rate and
+    whether it is theoretical or predicted."""
     import pandas as pd
 
     rows = []
     for roof, seg in roofs.groupby("roof", sort=False):
         (x0, y0), (x1, y1) = seg[["intensity", "rate"]].to_numpy()
         text = str(seg["source"].iloc[0]).split(":")[0]  # "memory roof 1.15 TB/s (theoretical)"
-        at = 0.75 if roof == "memory" else 0.5
+        at = 0.55 if roof == "memory" else 0.5
         place = {"intensity": x0 ** (1 - at) * x1**at, "rate": y0 ** (1 - at) * y1**at}
         rows.append({"roof": roof, **place, "text": text})
     return pd.DataFrame(rows, columns=["roof", "intensity", "rate", "text"])
@@ -94,9 +95,10 @@ def roofline_chart(rl: Roofline, title: str = "roofline") -> alt.LayerChart:
     )
     names = roof_labels_frame(roofs)
     text = alt.Text(field="text", type="nominal")
-    # left of the rising memory roof (so above it), above the flat vector roof
+    # right of the rising memory roof (so below it: left of it runs into the y axis when the roof is short), above
+    # the flat vector roof
     memory_text = alt.Chart(names[names["roof"] == "memory"]).mark_text(
-        align="right", dx=-6, color="#7f7f7f", fontSize=10
+        align="left", baseline="top", dx=8, dy=4, color="#7f7f7f", fontSize=10
     )
     vector_text = alt.Chart(names[names["roof"] == "vector"]).mark_text(dy=-9, color="#7f7f7f", fontSize=10)
     roof_text = [c.encode(x=x, y=y, text=text) for c in (memory_text, vector_text)]
