@@ -12,7 +12,7 @@ import pytest
 import workbench as wb
 from workbench.core.errors import WorkbenchError
 from workbench.judge import analysis
-from workbench.judge.analysis import RULES, Finding, Rule, analyse, evaluate
+from workbench.judge.analysis import RULES, Finding, Rule, evaluate, fired_findings
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 CAST = ("float32", "float16")
@@ -58,10 +58,10 @@ def test_every_rule_is_covered_and_documented() -> None:
 @pytest.mark.parametrize("rule_id", sorted(CASES))
 def test_rule_fires_on_one_run_and_not_on_another(runs: dict[str, wb.Result], rule_id: str) -> None:
     hot, cold = CASES[rule_id]
-    fired = _by_id(analyse(runs[hot]))[rule_id]
+    fired = _by_id(fired_findings(runs[hot]))[rule_id]
     quiet = _by_id(evaluate(runs[cold]))[rule_id]
     assert fired.fired and not quiet.fired
-    assert rule_id not in _by_id(analyse(runs[cold]))
+    assert rule_id not in _by_id(fired_findings(runs[cold]))
     assert fired.threshold == fired.rule.threshold and fired.doc.startswith("docs/analysis.md#")
     assert fired.source in ("predicted", "emulator trace", "tiling plan", "device-measured")
 
@@ -72,7 +72,7 @@ def test_gm_share_is_device_measured_when_msprof_has_pipe_times(runs: dict[str, 
     from workbench.running.profiling import attach
 
     run = runs["cast 1M"]
-    assert _by_id(analyse(run))["gm-bound"].source == "predicted"
+    assert _by_id(fired_findings(run))["gm-bound"].source == "predicted"
     for duration, fires in ((50.0, True), (100.0, False)):  # pipe_row: aiv_mte2_time 30 µs, aiv_mte3_time 12 µs
         csv = tmp_path / f"op_summary_{int(duration)}.csv"
         csv.write_text("\n".join([PIPE_HEADER, pipe_row("cast_kernel_0", "cast_kernel", "AI_CORE", 1.0, duration, 8)]))
@@ -82,19 +82,19 @@ def test_gm_share_is_device_measured_when_msprof_has_pipe_times(runs: dict[str, 
 
 
 def test_messages_quote_the_measured_numbers(runs: dict[str, wb.Result]) -> None:
-    splitr = _by_id(analyse(runs["sce splitr"]))
+    splitr = _by_id(fired_findings(runs["sce splitr"]))
     assert splitr["idle-cores"].message == "8 of 40 cores busy (block_dim 8)"
     assert splitr["idle-cores"].value == pytest.approx(0.2) and splitr["idle-cores"].source == "tiling plan"
-    gm = _by_id(analyse(runs["cast 1M"]))["gm-bound"]
+    gm = _by_id(fired_findings(runs["cast 1M"]))["gm-bound"]
     assert gm.value >= 0.7 and gm.message.startswith(f"MTE-bound: {gm.value:.0%} of predicted time in MTE2 + MTE3")
     assert gm.source == "predicted"
-    tiny = _by_id(analyse(runs["tiny cast"]))
+    tiny = _by_id(fired_findings(runs["tiny cast"]))
     cores = runs["tiny cast"].trace["cores"]
     ops = sum(c[p]["ops"] for c in cores for p in ("mte2", "mte3"))
     assert tiny["small-copies"].message == f"{ops} of {ops} DataCopy calls under 512 B"
     calls = sum(e["calls"] for c in cores for e in c["vec"])
     assert tiny["repeat-one"].message.startswith(f"{calls} of {calls} vector instructions with repeat 1")
-    ub = _by_id(analyse(runs["cast 1M"]))["ub-full"]
+    ub = _by_id(fired_findings(runs["cast 1M"]))["ub-full"]
     plan = runs["cast 1M"].plan
     assert ub.message.startswith(f"UB {plan.ub_fraction:.0%} used ({plan.ub_used} of {plan.ub_capacity} B)")
 
@@ -123,7 +123,8 @@ def test_a_run_without_a_trace_gets_only_the_plan_rules(runs: dict[str, wb.Resul
 
 def test_rules_are_data_and_bad_ones_are_refused(runs: dict[str, wb.Result]) -> None:
     strict = replace(RULES[2], threshold=0.9)  # idle-cores at 90 %: 32 of 40 busy now fires
-    assert _by_id(analyse(runs["sce small"], (strict,)))["idle-cores"].message == "32 of 40 cores busy (block_dim 32)"
+    idle = _by_id(fired_findings(runs["sce small"], (strict,)))["idle-cores"]
+    assert idle.message == "32 of 40 cores busy (block_dim 32)"
     with pytest.raises(WorkbenchError, match="metric"):
         Rule("x", "x", "no_such_metric", 1.0, ">=", "", "docs/analysis.md#x", "[CHOICE]")
     with pytest.raises(WorkbenchError, match="comparison"):
@@ -204,6 +205,6 @@ def test_ub_full_says_when_double_buffering_does_not_fit(runs: dict[str, wb.Resu
         }
         for c in run.trace["cores"]
     ]
-    ub = _by_id(analyse(replace(run, trace={**run.trace, "cores": cores})))["ub-full"]
+    ub = _by_id(fired_findings(replace(run, trace={**run.trace, "cores": cores})))["ub-full"]
     assert ub.message.endswith("double buffering does not fit (VECIN queues single-buffered)")
-    assert _by_id(analyse(run))["ub-full"].message.endswith("the tiles are as large as UB allows")
+    assert _by_id(fired_findings(run))["ub-full"].message.endswith("the tiles are as large as UB allows")

@@ -72,6 +72,39 @@ def test_a_run_without_a_trace_has_ceilings_but_no_points(cast_run: wb.Result) -
     assert rl.memory.rate == cast_run.case.soc.memory_bandwidth
 
 
+def test_a_replayed_record_with_msprof_rows_gets_its_work_counted_by_the_emulator(tmp_path: Path) -> None:
+    """A record has no trace; wb.analyse counts its work with the emulator on the same kernel and inputs, so the
+    msprof rows give device-measured points (and the record's predicted ones), and the note says where the work is
+    from."""
+    from workbench.running.profiling import attach
+    from workbench.running.work import WORK_FROM, with_counted_work
+
+    case = wb.Case("softmax_cross_entropy_with_logits", ("float32",), (8, 100))
+    replayed = wb.run(case, backend="replay")
+    assert "cores" not in replayed.trace and roofline(replayed).pipes == ()
+    entry = case.spec.kernel(case).entry  # type: ignore[misc]
+    csv = tmp_path / "op_summary_0.csv"
+    csv.write_text(
+        "\n".join([PIPE_HEADER, *(pipe_row(f"{entry}_{i}", entry, "AI_CORE", 10.0 * i, 40.0, 8) for i in range(3))])
+    )
+    analysed = wb.analyse(attach(replayed, csv))
+    rl = analysed.roofline
+    assert [k.time_source for k in rl.kernels] == ["predicted", "device-measured"] and WORK_FROM in rl.note
+    emulated = wb.run(case, inputs=replayed.inputs)
+    device = [p for p in rl.pipes if p.time_source == "device-measured"]
+    assert device[0].work == sum(c["mte2"]["bytes"] for c in emulated.trace["cores"]) > 0
+    assert device[0].kernel_s == pytest.approx(40e-6)
+    assert "msprof" in with_counted_work(attach(replayed, csv)).trace  # the run's own rows are kept beside the counts
+    assert "replay" in with_counted_work(replayed).trace  # and so is the record's provenance
+
+
+def test_a_run_the_emulator_cannot_repeat_says_why_it_has_no_points(tmp_path: Path) -> None:
+    replayed = wb.run(wb.Case("softmax_cross_entropy_with_logits", ("float32",), (8, 100)), backend="replay")
+    gone = replace(replayed, kernel=str(tmp_path / "deleted.cpp"))  # an edited copy that is no longer there
+    rl = wb.analyse(gone).roofline
+    assert rl.pipes == () and "the emulator could not repeat it" in rl.note and "deleted.cpp" in rl.note
+
+
 def test_chart_spec_is_log_log_with_roofs_and_labelled_points(cast_run: wb.Result) -> None:
     rl = roofline(cast_run)
     spec = render.roofline_chart(rl).to_dict()

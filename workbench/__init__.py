@@ -1,7 +1,7 @@
 """Ascend C kernel workbench: host tiling, UB budget, goldens and precision reports for Ascend C ops.
 
 Public API: Case, plan, make_inputs, golden, compare, verify, run, copy_kernel, compare_runs, annotate_source,
-access_map, sweep, grid, OPS, PLATFORMS.
+access_map, analyse, sweep, grid, OPS, PLATFORMS.
 Importing this package never imports ipywidgets, altair, pandas or acl; those load inside the functions that need them.
 """
 
@@ -18,6 +18,7 @@ from .planning.registry import OPS
 from .running.ab import RunComparison, compare_runs
 from .running.annotated import annotate_source
 from .running.runner import Result, copy_kernel, run
+from .running.work import analyse
 from .sweeps import grid, sweep
 from .view import shown as _shown  # noqa: F401 (registers how records print and display)
 from .view.render.access_map import access_map
@@ -34,6 +35,7 @@ __all__ = [
     "TilingPlan",
     "WorkbenchError",
     "access_map",
+    "analyse",
     "annotate_source",
     "assert_close",
     "compare",

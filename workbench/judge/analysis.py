@@ -289,7 +289,9 @@ def evaluate(
     return tuple(out)
 
 
-def analyse(result: Result, rules: Sequence[Rule] = RULES, prediction: Prediction | None = None) -> tuple[Finding, ...]:
+def fired_findings(
+    result: Result, rules: Sequence[Rule] = RULES, prediction: Prediction | None = None
+) -> tuple[Finding, ...]:
     """The findings that fired."""
     return tuple(f for f in evaluate(result, rules, prediction) if f.fired)
 

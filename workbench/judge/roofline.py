@@ -1,7 +1,8 @@
 """Roofline: what a run achieved on each pipe against the platform's ceilings, every number with its source.
 
 Work comes from the emulator's trace (bytes on MTE2 and MTE3, vector repeats x 256 B, scalar accesses, summed over
-the cores); the time it is divided by is the kernel time, predicted by the performance model and, when the run has
+the cores; for a device run or a replayed record, the emulator's trace of the same kernel and inputs,
+running/work.py); the time it is divided by is the kernel time, predicted by the performance model and, when the run has
 one, measured on a device (criteria.kernel_time: an attached msprof op_summary, the npu backend, a replayed record).
 The ceilings are chip-wide: the platform's memory bandwidth for MTE2 and MTE3 (one bandwidth they share; a theoretical
 figure), and the performance model's vector and scalar rates times the platform's core count (model parameters, so
@@ -167,6 +168,8 @@ def roofline(result: Result, prediction: Prediction | None = None) -> Roofline:
     trace = result.trace or {}
     if not trace.get("cores"):
         why = "no emulator trace (a device run or a replayed record without one): no work per pipe to plot"
+        if trace.get("work_from_error"):
+            why += f" ({trace['work_from_error']})"
         return Roofline(plat.soc, plat.core_num, memory, vector, scalar, (), (), why)
     pred = prediction or predict(trace, plat)
     work = trace_work(trace)
@@ -177,6 +180,8 @@ def roofline(result: Result, prediction: Prediction | None = None) -> Roofline:
     if measured.source == DEVICE and measured.seconds:
         times.append((measured.seconds, DEVICE, measured.how))
         note = ""
+    if trace.get("work_from"):  # a device run or a record: its work per pipe is the emulator's count (running/work.py)
+        note = "; ".join(filter(None, (note, str(trace["work_from"]))))
     ceiling_of = {"MTE2": memory, "MTE3": memory, "V": vector, "S": scalar}
     measured_busy = ((trace.get("msprof") or {}).get("kernel") or {}).get("pipes_us") or {}
 

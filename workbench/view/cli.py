@@ -187,9 +187,9 @@ def _run(args: argparse.Namespace) -> int:
     code = EXIT_FAULT if result.faulted else EXIT_OK if result.passed else EXIT_PRECISION
     analysed = None
     if getattr(args, "analyse", False):
-        from ..judge.analysis import analysis_of
+        from ..running.work import analyse
 
-        analysed = analysis_of(result)
+        analysed = analyse(result)
     with _verdict_stands():
         if args.json:
             print(json.dumps({**tiling_json(case), **result.to_json(), **(analysed.to_json() if analysed else {})}))

@@ -111,11 +111,11 @@ def html_report(result: Result) -> str:
 
 def analysis_section(result: Result) -> str:
     """The guided analysis and the roofline (judge/analysis.py), as the app's analysis panel shows them."""
-    from ...judge.analysis import analysis_of
+    from ...running.work import analyse
     from .analysis import analysis_card
     from .roofline import pipes_chart, roofline_chart
 
-    a = analysis_of(result)
+    a = analyse(result)
     figures = "".join(f"<figure>{svg(c)}</figure>" for c in (roofline_chart(a.roofline), pipes_chart(a.roofline)))
     return analysis_card(a, figures) + "\n"
 

@@ -29,9 +29,9 @@ class AnalysisPanel:
         self.analysis: Analysis | None = None
 
     def update(self, result: Result) -> None:
-        from ...judge.analysis import analysis_of
+        from ...running.work import analyse
 
-        self.analysis = a = analysis_of(result)
+        self.analysis = a = analyse(result)
         self.widget.layout.display = ""
         self.findings.value = analysis_html(a)
         self.roofline.chart = roofline_chart(a.roofline).properties(width=CHART_WIDTH - 80, height=260)
