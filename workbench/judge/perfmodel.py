@@ -67,6 +67,9 @@ class ModelParams:
         return REPEAT_BYTES / self.vec_bytes_per_cycle
 
 
+PIPES = ("MTE2", "V", "MTE3", "S")  # the pipes the model prices, in the order data flows through a core
+
+
 @dataclass(frozen=True)
 class PipeTimes:
     """One core (block) of a launch: busy seconds per pipe and the core's predicted time."""
@@ -80,6 +83,11 @@ class PipeTimes:
     core_s: float
     tiles: int = 1  # loads per input queue: how many stages the pipeline fills and drains over
     start_s: float = 0.0  # > 0 only when there are more blocks than physical cores
+
+    @property
+    def busy(self) -> dict[str, float]:
+        """Busy seconds per pipe, keyed by PIPES."""
+        return {"MTE2": self.mte2_s, "V": self.vec_s, "MTE3": self.mte3_s, "S": self.scalar_s}
 
 
 @dataclass(frozen=True)
@@ -232,7 +240,7 @@ def predict(trace: Mapping[str, Any], platform: Platform | str, params: ModelPar
     rate = min(p.mte_rate, p.bandwidth * p.eta / active)  # the chip's bandwidth is shared by the busy cores
     cores = tuple(_schedule([_pipe_times(i, c, p, rate) for i, c in enumerate(raw)], plat.core_num))
     slow = max(cores, key=_end, default=None)
-    busy = {"MTE2": slow.mte2_s, "V": slow.vec_s, "MTE3": slow.mte3_s, "S": slow.scalar_s} if slow else {}
+    busy = slow.busy if slow else {}
     bottleneck = "launch" if slow is None or p.launch_s >= slow.core_s else max(busy, key=lambda k: busy[k])
     how = (
         f"predicted by the performance model from the emulator trace: {len(cores)} cores at "

@@ -17,13 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.platform import Platform, get_platform
 from ..core.timesource import DEVICE, PREDICTED, THEORETICAL, TimeSource
-from .perfmodel import REPEAT_BYTES, ModelParams, Prediction, params_for, predict
+from .perfmodel import PIPES, REPEAT_BYTES, ModelParams, Prediction, params_for, predict
 
 if TYPE_CHECKING:
     from ..running.runner import Result
-
-PIPES = ("MTE2", "V", "MTE3", "S")
-_BUSY = {"MTE2": "mte2_s", "V": "vec_s", "MTE3": "mte3_s", "S": "scalar_s"}
 
 
 @dataclass(frozen=True)
@@ -188,7 +185,7 @@ def roofline(result: Result, prediction: Prediction | None = None) -> Roofline:
     def busy(pipe: str, source: TimeSource) -> tuple[float, TimeSource]:
         if source == DEVICE and pipe in measured_busy:
             return measured_busy[pipe] * 1e-6, DEVICE
-        return (getattr(slow, _BUSY[pipe]) if slow else 0.0), PREDICTED
+        return (slow.busy[pipe] if slow else 0.0), PREDICTED
 
     pipes = tuple(
         PipePoint(pipe, work[pipe], *busy(pipe, source), seconds, source, ceiling_of[pipe])

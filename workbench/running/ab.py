@@ -21,7 +21,7 @@ from ..core.dtypes import name_of
 from ..core.errors import InvalidInput, WorkbenchError
 from ..core.timesource import PREDICTED, THEORETICAL, TimeSource
 from ..judge.compare import element_errors
-from ..judge.perfmodel import Prediction, predict
+from ..judge.perfmodel import PIPES, Prediction, predict
 
 if TYPE_CHECKING:
     from ..core.tiling import TilingPlan
@@ -40,7 +40,6 @@ __all__ = [
 ]
 
 LOCATE_CHUNK = 1 << 20  # differing elements located at a time
-PIPES = (("MTE2", "mte2_s"), ("V", "vec_s"), ("MTE3", "mte3_s"), ("S", "scalar_s"))
 
 
 @dataclass(frozen=True)
@@ -439,11 +438,11 @@ def _model_rows(pa: Prediction | None, pb: Prediction | None, labels: tuple[str,
     def of(p: Prediction | None, get: Any, source: TimeSource = PREDICTED) -> tuple[float | None, TimeSource | None]:
         return (None, None) if p is None else (float(get(p)), source)
 
-    def pipe(attr: str) -> Any:
-        return lambda p: getattr(p.slowest, attr) if p.slowest else 0.0
+    def pipe(name: str) -> Any:
+        return lambda p: p.slowest.busy[name] if p.slowest else 0.0
 
     rows = [_row("kernel", *of(pa, lambda p: p.kernel_s), *of(pb, lambda p: p.kernel_s), labels)]
-    rows += [_row(f"{name} (slowest core)", *of(pa, pipe(attr)), *of(pb, pipe(attr)), labels) for name, attr in PIPES]
+    rows += [_row(f"{name} (slowest core)", *of(pa, pipe(name)), *of(pb, pipe(name)), labels) for name in PIPES]
     rows.append(
         _row(
             "memory bound", *of(pa, lambda p: p.bound_s, THEORETICAL), *of(pb, lambda p: p.bound_s, THEORETICAL), labels
