@@ -107,7 +107,7 @@ def test_the_emulator_against_a_replayed_record_of_it(live: wb.Result, recorded:
     assert [(d.field, d.a, d.b) for d in c.case_diff] == [("backend", "emu", "replay")]
     assert c.plan_diff == () and c.notes == () and c.identical_outputs
     assert "record made on emulator" in c.b.what and c.a.verdict == c.b.verdict
-    # the record has no emulator trace: no prediction for B, and no delta against A's
+    # the record has no emulator trace: no prediction for B (compare_runs runs nothing), and no delta against A's
     assert c.model_how[1] == "no prediction: no emulator trace (a replayed record keeps none)"
     assert all(r.b is None and r.delta is None and r.note == "no replay time" for r in c.model)
     kernel = next(r for r in c.timings if r.what == "kernel_s")
@@ -193,7 +193,33 @@ def test_the_cli_compares_two_records(
     # replayed, both are judged under the default standard, within which 1 ULP passes
     assert (out["a"]["verdict"], out["b"]["verdict"]) == ("PASS", "PASS") and out["plan_diff"] == []
     assert "record made on emulator" in out["b"]["what"]
+    # the records keep no trace: the emulator counts their work on the same kernels and inputs, so both are predicted
+    model = {r["what"]: r for r in out["model"]}
+    assert model["MTE2 (slowest core)"]["a"]["source"] == model["MTE2 (slowest core)"]["b"]["source"] == "predicted"
+    assert all("work counted by the emulator" in how for how in out["model_how"])
     assert main(["compare", str(a), str(tmp_path / "missing")]) == 2
+
+
+def test_msprof_pipe_times_are_compared_as_device_measured(shipped_and_edited, tmp_path: Path) -> None:
+    from test_profiling import PIPE_HEADER, pipe_row
+
+    from workbench.running.profiling import attach
+
+    shipped, edited, _ = shipped_and_edited
+    csv = tmp_path / "op_summary_0.csv"
+    csv.write_text(
+        "\n".join(
+            [PIPE_HEADER, *(pipe_row(f"cast_kernel_{i}", "cast_kernel", "AI_CORE", i, 50.0, 8) for i in range(3))]
+        )
+    )
+    c = wb.compare_runs(attach(shipped, csv), edited)
+    mte2 = next(r for r in c.model if r.what == "MTE2 (msprof median)")
+    # pipe_row's aiv_mte2_time(us) is 30.0; B has no op_summary: no B time and no delta
+    assert (mte2.a, mte2.a_source, mte2.b, mte2.delta) == (pytest.approx(30e-6), "device-measured", None, None)
+    both = wb.compare_runs(attach(shipped, csv), attach(edited, csv))
+    rows = [r for r in both.model if r.what.endswith("(msprof median)")]
+    assert [r.what.split()[0] for r in rows] == ["MTE2", "V", "MTE3", "S"]
+    assert all(r.a_source == r.b_source == "device-measured" and r.delta == 0 for r in rows)
 
 
 def test_nan_infinity_and_ulp_are_diffed_bit_by_bit(live: wb.Result) -> None:

@@ -19,7 +19,7 @@ import numpy as np
 from ..core import shown
 from ..core.dtypes import name_of
 from ..core.errors import InvalidInput, WorkbenchError
-from ..core.timesource import PREDICTED, THEORETICAL, TimeSource
+from ..core.timesource import DEVICE, PREDICTED, THEORETICAL, TimeSource
 from ..judge.compare import element_errors
 from ..judge.perfmodel import PIPES, Prediction, predict
 
@@ -259,7 +259,7 @@ def compare_runs(a: Result, b: Result, labels: tuple[str, str] = ("A", "B")) -> 
             )
             for key in dict.fromkeys([*a.timings, *b.timings])
         ),
-        model=_model_rows(pa, pb, labels),
+        model=_model_rows(pa, pb, labels) + _msprof_rows(a, b, labels),
         model_how=(how_a, how_b),
         notes=tuple(_input_notes(a, b, la, lb)),
     )
@@ -428,7 +428,7 @@ def _prediction(r: Result) -> tuple[Prediction | None, str]:
         p = predict(r.trace, r.case.soc)
     except WorkbenchError as err:
         return None, f"no prediction: {err}"
-    return p, p.how
+    return p, f"{p.how} ({r.trace['work_from']})" if r.trace.get("work_from") else p.how
 
 
 def _model_rows(pa: Prediction | None, pb: Prediction | None, labels: tuple[str, str]) -> tuple[TimingRow, ...]:
@@ -448,4 +448,29 @@ def _model_rows(pa: Prediction | None, pb: Prediction | None, labels: tuple[str,
             "memory bound", *of(pa, lambda p: p.bound_s, THEORETICAL), *of(pb, lambda p: p.bound_s, THEORETICAL), labels
         )
     )
+    return tuple(rows)
+
+
+def _msprof_rows(a: Result, b: Result, labels: tuple[str, str]) -> tuple[TimingRow, ...]:
+    """Per pipe, the median busy time of the kernel's tasks in an attached msprof op_summary (profiling.attach), for
+    the runs that have one: device-measured, so subtracted only against another device-measured time."""
+
+    def pipes(r: Result) -> Mapping[str, float]:
+        return ((r.trace.get("msprof") or {}).get("kernel") or {}).get("pipes_us") or {}
+
+    ua, ub = pipes(a), pipes(b)
+    rows = []
+    for name in PIPES:
+        if name in ua or name in ub:
+            ta, tb = ua.get(name), ub.get(name)
+            rows.append(
+                _row(
+                    f"{name} (msprof median)",
+                    None if ta is None else ta * 1e-6,
+                    None if ta is None else DEVICE,
+                    None if tb is None else tb * 1e-6,
+                    None if tb is None else DEVICE,
+                    labels,
+                )
+            )
     return tuple(rows)

@@ -1,7 +1,9 @@
 """`workbench compare A B`: two stored runs (records, docs/records.md) compared as wb.compare_runs compares two runs.
 
 Each record is replayed (the replay backend, its own folder searched first) on its own inputs, which gives the run
-it stores, judged against a golden computed now; then the two runs are compared and printed as text or JSON.
+it stores, judged against a golden computed now; its work per pipe is counted by the emulator on the same kernel and
+inputs (running/work.py), so the performance model predicts both; then the two runs are compared and printed as text
+or JSON.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ..planning.case import Case
 from ..running import store
 from ..running.ab import compare_runs
 from ..running.runner import Result, run
+from ..running.work import with_counted_work
 
 EXIT_OK = 0
 
@@ -43,8 +46,10 @@ def add_compare_parser(sub: Any, command: Any) -> None:
 
 
 def compare_command(args: argparse.Namespace) -> int:
-    a = replayed(args.a, args.kernel_a, "--kernel-a")
-    b = replayed(args.b, args.kernel_b, "--kernel-b")
+    # a record keeps no emulator trace: the work it did is counted by the emulator on the same kernel and inputs, so
+    # both sides get the performance model's per-pipe times (running/work.py)
+    a = with_counted_work(replayed(args.a, args.kernel_a, "--kernel-a"))
+    b = with_counted_work(replayed(args.b, args.kernel_b, "--kernel-b"))
     comparison = compare_runs(a, b)
     print(json.dumps(comparison.to_json(), indent=1) if args.json else comparison.text())
     return EXIT_OK
