@@ -108,7 +108,7 @@ def test_a_run_the_emulator_cannot_repeat_says_why_it_has_no_points(tmp_path: Pa
 def test_chart_spec_is_log_log_with_roofs_and_labelled_points(cast_run: wb.Result) -> None:
     rl = roofline(cast_run)
     spec = render.roofline_chart(rl).to_dict()
-    roofs, dots, labels, *roof_names = spec["layer"]
+    roofs, dots, labels = spec["layer"]
     for layer in (roofs, dots):
         assert layer["encoding"]["x"]["scale"]["type"] == "log" and layer["encoding"]["y"]["scale"]["type"] == "log"
     assert roofs["mark"]["type"] == "line" and dots["mark"]["type"] == "point" and labels["mark"]["type"] == "text"
@@ -121,7 +121,9 @@ def test_chart_spec_is_log_log_with_roofs_and_labelled_points(cast_run: wb.Resul
     (point,) = data[dots["data"]["name"]]
     assert point["label"] == "kernel (predicted)" and point["source"] == "predicted"
     assert labels["encoding"]["text"]["field"] == "label"
-    names = [row["text"] for layer in roof_names for row in data[layer["data"]["name"]]]
+    # each roof is named, with its rate and its source's kind, in the roofs' legend (a dash per roof)
+    assert roofs["encoding"]["strokeDash"]["field"] == "name" and roofs["encoding"]["strokeDash"]["title"] == "roofs"
+    names = list(dict.fromkeys(r["name"] for r in roof_rows))
     assert names == ["memory roof 205 GB/s (theoretical)", "vector roof 2.05 TB/s (predicted)"]
     bars = render.pipes_chart(rl).to_dict()
     assert bars["layer"][1]["mark"]["type"] == "rule"

@@ -59,23 +59,9 @@ def roofs_frame(rl: Roofline, points: pd.DataFrame | None = None) -> pd.DataFram
         {"roof": "vector", "intensity": ridge, "rate": rl.vector.rate, "source": vec},
         {"roof": "vector", "intensity": hi, "rate": rl.vector.rate, "source": vec},
     ]
-    return pd.DataFrame(rows)
-
-
-def roof_labels_frame(roofs: pd.DataFrame) -> pd.DataFrame:
-    """A label per roof on its segment (the memory roof's a little past halfway up, in log space, its label below
-    and right of it, where a short roof leaves room before the y axis; the vector roof's in the middle): its rate and
-    whether it is theoretical or predicted."""
-    import pandas as pd
-
-    rows = []
-    for roof, seg in roofs.groupby("roof", sort=False):
-        (x0, y0), (x1, y1) = seg[["intensity", "rate"]].to_numpy()
-        text = str(seg["source"].iloc[0]).split(":")[0]  # "memory roof 1.15 TB/s (theoretical)"
-        at = 0.55 if roof == "memory" else 0.5
-        place = {"intensity": x0 ** (1 - at) * x1**at, "rate": y0 ** (1 - at) * y1**at}
-        rows.append({"roof": roof, **place, "text": text})
-    return pd.DataFrame(rows, columns=["roof", "intensity", "rate", "text"])
+    frame = pd.DataFrame(rows)
+    frame["name"] = frame["source"].str.split(":").str[0]  # "memory roof 1.15 TB/s (theoretical)"
+    return frame
 
 
 def roofline_chart(rl: Roofline, title: str = "roofline") -> alt.LayerChart:
@@ -88,20 +74,16 @@ def roofline_chart(rl: Roofline, title: str = "roofline") -> alt.LayerChart:
     log = alt.Scale(type="log")
     x = alt.X(field="intensity", type="quantitative", scale=log, title="vector B per GM B", axis=alt.Axis(format="~g"))
     y = alt.Y(field="rate", type="quantitative", scale=log, title="vector B/s", axis=alt.Axis(format="~s"))
+    # the roofs are named in a legend of their own (dash per roof): text on the lines ran into the points' labels or
+    # the y axis, wherever the roofs fall in the chart
+    dash = alt.StrokeDash(field="name", type="nominal", title="roofs", legend=alt.Legend(labelLimit=320))
     lines = (
         alt.Chart(roofs)
         .mark_line(color="#7f7f7f")
-        .encode(x=x, y=y, detail=alt.Detail(field="roof", type="nominal"), tooltip=["roof:N", "source:N"])
+        .encode(
+            x=x, y=y, strokeDash=dash, detail=alt.Detail(field="roof", type="nominal"), tooltip=["roof:N", "source:N"]
+        )
     )
-    names = roof_labels_frame(roofs)
-    text = alt.Text(field="text", type="nominal")
-    # right of the rising memory roof (so below it: left of it runs into the y axis when the roof is short), above
-    # the flat vector roof
-    memory_text = alt.Chart(names[names["roof"] == "memory"]).mark_text(
-        align="left", baseline="top", dx=8, dy=4, color="#7f7f7f", fontSize=10
-    )
-    vector_text = alt.Chart(names[names["roof"] == "vector"]).mark_text(dy=-9, color="#7f7f7f", fontSize=10)
-    roof_text = [c.encode(x=x, y=y, text=text) for c in (memory_text, vector_text)]
     py = alt.Y(field="achieved", type="quantitative", scale=log, title="vector B/s", axis=alt.Axis(format="~s"))
     color = alt.Color(
         field="source",
@@ -117,7 +99,7 @@ def roofline_chart(rl: Roofline, title: str = "roofline") -> alt.LayerChart:
     subtitle = [f"{rl.platform}, {rl.cores} cores; ridge at {rl.ridge():.3g} vector B per GM B"]
     if rl.note:
         subtitle.append(rl.note)
-    return alt.LayerChart(layer=[lines, dots, labels, *roof_text], title=alt.Title(title, subtitle=subtitle))
+    return alt.LayerChart(layer=[lines, dots, labels], title=alt.Title(title, subtitle=subtitle))
 
 
 def pipes_frame(rl: Roofline) -> pd.DataFrame:
