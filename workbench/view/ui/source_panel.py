@@ -26,5 +26,8 @@ class SourcePanel:
 
     def update(self, result: Result) -> None:
         self.source = annotate_source(result)
-        self.view.value = source_html(self.source)
+        # a long kernel scrolls inside the panel rather than stretching the page (a notebook or report shows it whole)
+        self.view.value = (
+            f"<div class='wb-src-scroll' style='max-height:70vh;overflow-y:auto'>{source_html(self.source)}</div>"
+        )
         self.widget.layout.display = ""
