@@ -41,15 +41,17 @@ EMU_BYTES_PER_CORE = 16 << 10
 # The event log of a traced run (trace=True), in bytes per event: every copy of an event that can be alive at once.
 # The Python side was measured with tracemalloc on traced runs of the shipped kernels (a warm process, the caches of
 # the log built one after the other): SCE float32 (4096, 1000), 82,760 events, and Cast float32->float16 of 2**25
-# elements, 19,224 events; the larger of the two per event is kept, rounded up (tests/test_memory.py re-measures).
+# elements, 19,224 events; the larger of the two per event is kept, rounded up (tests/test_memory_trace.py measures
+# again).
 EVENT_BYTES_EMULATOR = 160  # sizeof(ascemu::Event) in the emulator process (a static_assert in ascemu/events.h)
 EVENT_BYTES_FILE = 134  # its record in the log file (EventDisk), on the scratch tmpfs while the caller reads it ...
 EVENT_BYTES_RECORDS = 134  # ... and read into the caller's numpy records (events.EVENT_DTYPE)
 # pandas frames built on first use: calls (164 retained, 297 at its peak), gm_accesses (16), the access map (80, 212
 # at its peak) and the annotated source (10, 216 at its peak): 270 retained, about 470 while the last one is built
 EVENT_BYTES_FRAMES = 512
-# the Chrome trace export (to_chrome_trace, --trace FILE) on top of them: its list of event dicts (1,081 retained) and
-# the JSON text and its bytes while both exist (561 more at the peak of json.dumps(...).encode())
+# the Chrome trace export (to_chrome_trace, --trace FILE) on top of them: its list of event dicts (1,081 retained, the
+# Cast; 929 the SCE) and the JSON text and its bytes while both exist (628 more at the peak of json.dumps(...).encode(),
+# the SCE; 561 the Cast): 1,709 at most
 EVENT_BYTES_EXPORT = 1792
 EVENT_BYTES = EVENT_BYTES_EMULATOR + EVENT_BYTES_FILE + EVENT_BYTES_RECORDS + EVENT_BYTES_FRAMES + EVENT_BYTES_EXPORT
 EVENT_BLOCK = 4096  # ascemu's kEventBlock: a recording core allocates its events this many at a time
