@@ -46,8 +46,9 @@ def capped() -> wb.Result:
 def test_the_cap_is_what_the_budget_leaves(capped: wb.Result) -> None:
     ev = capped.events
     assert ev is not None and capped.passed  # the outputs are whole; only the log stops
-    assert ev.truncated and ev.max_events == CAP and 0 < len(ev) <= CAP
-    note = f"event log truncated at {CAP} events (memory budget"
+    # the cores reserve events a few at a time (ascemu's g_event_block), so the log stays close to its cap
+    assert ev.truncated and ev.max_events == CAP and CAP - capped.plan.block_dim <= len(ev) <= CAP
+    note = f"event log truncated at {len(ev)} events (cap {CAP}: memory budget"
     assert ev.truncation.startswith(note) and "max_memory" in ev.truncation
 
 

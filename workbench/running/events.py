@@ -102,7 +102,10 @@ class KernelEvents:
         why = self.limit or (
             f"the emulator's limit, {MAX_EVENTS:,} events" if self.max_events >= MAX_EVENTS else "max_events"
         )
-        return f"event log truncated at {self.max_events:,} events ({why}): later events are missing from this view"
+        return (
+            f"event log truncated at {len(self):,} events (cap {self.max_events:,}: {why}): later events are missing "
+            "from this view"
+        )
 
     @property
     def model(self) -> ModelParams:

@@ -30,6 +30,9 @@ inline std::atomic<bool> g_events_truncated{false};
 // The launch's cap on recorded events (the launch file's "max_events", at most kMaxEvents): the workbench sets it from
 // the host memory budget left after the run's own needs (workbench/planning/memory.py, trace_room).
 inline uint64_t g_max_events = 0;
+// Events a core reserves at once this launch: kEventBlock, or fewer when the cap is small, so that the events the
+// cores reserved but did not use (each core's last block) leave the log close to its cap rather than one core's worth.
+inline uint64_t g_event_block = 0;
 
 enum class EvKind : uint8_t {
     Call,      // any other API call (scalar Get/SetValue on UB, mask set-up, ...)

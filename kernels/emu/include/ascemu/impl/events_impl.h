@@ -8,16 +8,16 @@
 
 namespace ascemu {
 
-// Room for one more event of core c: its reserved block, else a new block of the launch's g_max_events (the last
-// block only what is left of it, so a launch never records more than its cap).
+// Room for one more event of core c: its reserved block, else a new block (g_event_block) of the launch's
+// g_max_events (the last block only what is left of it, so a launch never records more than its cap).
 inline bool ev_reserve(Core* c) {
     if (c->events_left == 0) [[unlikely]] {
-        const uint64_t taken = g_event_count.fetch_add(kEventBlock, std::memory_order_relaxed);
+        const uint64_t taken = g_event_count.fetch_add(g_event_block, std::memory_order_relaxed);
         if (taken >= g_max_events) {
             g_events_truncated.store(true, std::memory_order_relaxed);
             return false;
         }
-        c->events_left = std::min<uint64_t>(kEventBlock, g_max_events - taken);
+        c->events_left = std::min<uint64_t>(g_event_block, g_max_events - taken);
     }
     c->events_left--;
     return true;
