@@ -200,12 +200,22 @@ def test_overlaps_are_the_bytes_two_cores_wrote() -> None:
 
 
 def test_to_chrome_trace_of_flags_pairs_set_and_wait() -> None:
-    flag = {"core": 0, "api": 1, "file": 2, "a": 1, "b": 3, "id": 0}  # V -> MTE3, event ID 0
-    set_flag, wait_flag = flag | {"kind": 6, "pipe": 1, "line": 3}, flag | {"kind": 7, "pipe": 3, "line": 4}
-    doc = to_chrome_trace(_records(_write(0, 0, 64, kind=1) | {"pipe": 2}, set_flag, wait_flag))
-    flows = [e for e in doc["traceEvents"] if e["ph"] in ("s", "f")]
-    assert [(e["ph"], e["tid"]) for e in flows] == [("s", 1), ("f", 3)] and flows[0]["id"] == flows[1]["id"]
-    assert flows[1]["bp"] == "e"
+    """Each SetFlag and WaitFlag is a zero-length complete event (a slice of its own) and a flow v2 arrow joins them
+    (bind_id, flow_out -> flow_in): a v1 flow ("s" / "f") is bound by looking a slice up at its time, and a SetFlag
+    starts exactly where its pipe's previous slice ends, which catapult would pick instead (events.to_chrome_trace)."""
+    flag = {"core": 0, "api": 1, "file": 2, "a": 2, "b": 1, "id": 0}  # MTE2 -> V, event ID 0
+    set_flag, wait_flag = flag | {"kind": 6, "pipe": 2, "line": 3}, flag | {"kind": 7, "pipe": 1, "line": 4}
+    unmatched = flag | {"kind": 7, "pipe": 1, "line": 5, "id": 1}
+    doc = to_chrome_trace(_records(_write(0, 0, 64, kind=1) | {"pipe": 2}, set_flag, wait_flag, unmatched))
+    events = doc["traceEvents"]
+    assert not [e for e in events if e["ph"] in ("s", "t", "f")]
+    copy, *flags = [e for e in events if e["ph"] == "X"]
+    assert [(e["cat"], e["tid"], e["dur"]) for e in flags] == [("set_flag", 2, 0), *[("wait_flag", 1, 0)] * 2]
+    set_ev, wait_ev, lone = flags
+    assert copy["tid"] == 2 and set_ev["ts"] == copy["ts"] + copy["dur"] > 0  # the slice a v1 lookup would find
+    assert set_ev["flow_out"] is True and "flow_in" not in set_ev
+    assert wait_ev["flow_in"] is True and "flow_out" not in wait_ev and wait_ev["bind_id"] == set_ev["bind_id"]
+    assert wait_ev["ts"] >= set_ev["ts"] and "bind_id" not in lone  # a WaitFlag with no SetFlag draws no arrow
 
 
 @pytest.mark.slow

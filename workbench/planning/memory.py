@@ -38,6 +38,26 @@ DENSE_F64_PER_ELEMENT = 12
 # (about 3 KiB measured, tests/emu/test_emu_block_dim.py), with room to spare.
 EMU_BYTES_PER_CORE = 16 << 10
 
+# The event log of a traced run (trace=True), in bytes per event: every copy of an event that can be alive at once.
+# The Python side was measured with tracemalloc on traced runs of the shipped kernels (a warm process, the caches of
+# the log built one after the other): SCE float32 (4096, 1000), 82,760 events, and Cast float32->float16 of 2**25
+# elements, 19,224 events; the larger of the two per event is kept, rounded up (tests/test_memory_trace.py measures
+# again).
+EVENT_BYTES_EMULATOR = 160  # sizeof(ascemu::Event) in the emulator process (a static_assert in ascemu/events.h)
+EVENT_BYTES_FILE = 134  # its record in the log file (EventDisk), on the scratch tmpfs while the caller reads it ...
+EVENT_BYTES_RECORDS = 134  # ... and read into the caller's numpy records (events.EVENT_DTYPE)
+# pandas frames built on first use: calls (164 retained, 297 at its peak), gm_accesses (16), the access map (80, 212
+# at its peak) and the annotated source (10, 216 at its peak): 270 retained, about 470 while the last one is built
+EVENT_BYTES_FRAMES = 512
+# the Chrome trace export (to_chrome_trace, --trace FILE) on top of them: its list of event dicts (1,081 retained, the
+# Cast; 929 the SCE) and the JSON text and its bytes while both exist (628 more at the peak of json.dumps(...).encode(),
+# the SCE; 561 the Cast): 1,709 at most
+EVENT_BYTES_EXPORT = 1792
+EVENT_BYTES = EVENT_BYTES_EMULATOR + EVENT_BYTES_FILE + EVENT_BYTES_RECORDS + EVENT_BYTES_FRAMES + EVENT_BYTES_EXPORT
+EVENT_BLOCK = 4096  # ascemu's kEventBlock: a recording core allocates its events this many at a time
+MAX_EVENTS = 8 << 20  # ascemu's kMaxEvents: the largest cap of a launch's log, whatever the budget
+MIN_EVENTS_PER_CORE = 1  # a budget with room for less than this per core refuses trace=True up front
+
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
@@ -142,3 +162,36 @@ def check(
             "memory", human(need.total), f"at most {human(limit)} ({why}); the estimate is {need.text()}"
         )
     return need
+
+
+@dataclass(frozen=True)
+class TraceRoom:
+    """The event cap of a traced run (`max_events`, the launch's "max_events") and what set it (`limit`)."""
+
+    max_events: int
+    limit: str
+
+
+def trace_room(need: Estimate, plan: TilingPlan, max_memory: Any = None) -> TraceRoom:
+    """How many events a run with trace=True may record: the budget left after the run's own estimate `need` and
+    one block of the emulator's events per core (a core allocates them a block at a time), at EVENT_BYTES each, at
+    most MAX_EVENTS. MemoryBudgetExceeded when that leaves fewer than MIN_EVENTS_PER_CORE per core."""
+    limit, why = budget(max_memory)
+    blocks = plan.block_dim * EVENT_BLOCK * EVENT_BYTES_EMULATOR
+    room = (limit - need.total - blocks) // EVENT_BYTES
+    least = plan.block_dim * MIN_EVENTS_PER_CORE
+    if room < least:
+        raise MemoryBudgetExceeded(
+            "memory",
+            human(need.total + blocks + least * EVENT_BYTES),
+            f"at most {human(limit)} ({why}); trace=True needs room for {least} events ({MIN_EVENTS_PER_CORE} per "
+            f"core) at {EVENT_BYTES:,} B each and {human(blocks)} of the emulator's event blocks, besides the "
+            f"run's {human(need.total)} ({need.text()})",
+        )
+    if room >= MAX_EVENTS:
+        return TraceRoom(MAX_EVENTS, f"the emulator's limit, {MAX_EVENTS:,} events")
+    return TraceRoom(
+        int(room),
+        f"memory budget {human(limit)} ({why}), less the run's {human(need.total)} and {human(blocks)} of event "
+        f"blocks, at {EVENT_BYTES:,} B per event",
+    )

@@ -55,7 +55,7 @@ class AccessMap:
     both had. `past_end`: tensor, core, direction, tile, lo, hi, outside, step, line: the bytes an access reached
     beyond the tensor's size (outside: beyond its allocation too). `ub`: core, queue, position, step, start_us,
     in_use: the UB bytes each queue held after each AllocTensor and FreeTensor, in step order. `steps`: how many
-    events the timeline has; `tile_source`: "plan" or "order"."""
+    events the timeline has; `tile_source`: "plan" or "order"; `truncation`: the log's note when it stopped early."""
 
     tensors: pd.DataFrame
     ranges: pd.DataFrame
@@ -64,6 +64,7 @@ class AccessMap:
     ub: pd.DataFrame
     steps: int
     tile_source: str
+    truncation: str = ""  # KernelEvents.truncation: the log stopped early, so the map shows only its first part
 
     def rows(self) -> int:
         """Every row the chart draws."""
@@ -142,6 +143,7 @@ def access_map(
         ub=_ub(events, steps, start_us),
         steps=len(events.records),
         tile_source="plan" if use_plan else "order",
+        truncation=events.truncation,
     )
 
 

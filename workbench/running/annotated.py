@@ -86,6 +86,7 @@ class AnnotatedSource:
     time_source: TimeSource = PREDICTED
     launch_diagnostics: tuple[Any, ...] = ()
     note: str = ""
+    truncation: str = ""  # KernelEvents.truncation: counts and costs cover only the events the log kept
 
     @property
     def hot(self) -> tuple[SourceFile, SourceLine] | None:
@@ -177,6 +178,7 @@ def annotate_source(result: Result) -> AnnotatedSource:
         total_s * 1e6,
         launch_diagnostics=tuple(launch),
         note="" if events is not None else NO_TRACE,
+        truncation=events.truncation if events is not None else "",
     )
 
 

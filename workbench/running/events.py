@@ -49,6 +49,7 @@ EVENT_DTYPE = np.dtype(
     ]
 )
 MAGIC = b"ASCEVT1\0"
+MAX_EVENTS = 8 << 20  # ascemu's kMaxEvents (events.h): a launch's largest event cap, and its default
 VERSION = 1
 _HEADER = 8 + 4 + 4 + 8
 
@@ -85,11 +86,26 @@ class KernelEvents:
     tensors: tuple[GmTensor, ...]
     block_dim: int
     platform: str
-    truncated: bool = False  # the launch recorded more events than the emulator keeps (ascemu kMaxEvents)
+    truncated: bool = False  # the launch made more events than its cap (`max_events`): the log stops there
     params: ModelParams | None = field(default=None, repr=False, compare=False)
+    max_events: int = MAX_EVENTS  # the launch's cap (the launch file's "max_events", at most ascemu's kMaxEvents)
+    limit: str = ""  # what set the cap: the memory budget of the run (memory.trace_room), "" the emulator's limit
 
     def __len__(self) -> int:
         return len(self.records)
+
+    @property
+    def truncation(self) -> str:
+        """A note for every view of a truncated log ("" when the log is whole): where it stopped and why."""
+        if not self.truncated:
+            return ""
+        why = self.limit or (
+            f"the emulator's limit, {MAX_EVENTS:,} events" if self.max_events >= MAX_EVENTS else "max_events"
+        )
+        return (
+            f"event log truncated at {len(self):,} events (cap {self.max_events:,}: {why}): later events are missing "
+            "from this view"
+        )
 
     @property
     def model(self) -> ModelParams:
@@ -389,17 +405,39 @@ def read_events(path: str | Path, local: Callable[[str], str] = str) -> KernelEv
     meta = json.loads(raw[end:].decode("utf-8"))
     strings = tuple(local(s) for s in meta["strings"])
     tensors = tuple(GmTensor(t["name"], int(t["arg"]), t["role"], int(t["bytes"])) for t in meta["tensors"])
+    cap = int(meta.get("max_events", MAX_EVENTS))
     return KernelEvents(
-        records, strings, tuple(meta["kinds"]), tensors, int(meta["block_dim"]), meta["platform"], meta["truncated"]
+        records,
+        strings,
+        tuple(meta["kinds"]),
+        tensors,
+        int(meta["block_dim"]),
+        meta["platform"],
+        meta["truncated"],
+        max_events=cap,
     )
 
 
 def to_chrome_trace(events: KernelEvents) -> dict[str, Any]:
     """The timeline in Chrome's trace-event format (the JSON object form; Perfetto and chrome://tracing open it):
     one process per core, one thread per pipe (S, V, MTE2, MTE3), each event with a modelled duration as a
-    complete ("X") event with its API and file:line in args, SetFlag -> WaitFlag as flow events ("s" / "f"), queue
-    and other zero-time calls as instant ("i") events, and the UB bytes the core's queues hold as a counter ("C").
-    Times are the performance model's, in µs."""
+    complete ("X") event with its API and file:line in args, each SetFlag and WaitFlag as a zero-length complete
+    event joined by a flow arrow (flow v2: `bind_id` with `flow_out` on the SetFlag, `flow_in` on its WaitFlag),
+    queue and other zero-time calls as instant ("i") events, and the UB bytes the core's queues hold as a counter
+    ("C"). A truncated log says so in `otherData` and as a global instant at its end. Times are the performance
+    model's, in µs.
+
+    Why flow v2 on "X" events rather than v1 ("s" / "f" with bp "e") beside instants: a v1 flow is bound to a slice
+    looked up by its timestamp, and a flag's time is shared with the calls around it. catapult's importer
+    (tracing/tracing/extras/importer/trace_event_importer.html, createFlowSlices_ -> SliceGroup.findSliceAtTs in
+    tracing/tracing/model/slice_group.html, a search of closed intervals) picked the neighbours: imported with it, a
+    traced SCE run's 64 arrows all left from the vector call before the SetFlag and reached a GetValue, and an EDG
+    run lost 172 of its 472. Perfetto (src/trace_processor/importers/json/json_trace_parser.cc, ParseJsonPacket
+    cases 's' / 'f' -> FlowTracker::Begin / End -> SliceTracker::GetTopmostSliceOnTrack) takes the slice on top of
+    the thread's stack. A v2 flow is carried by the slice's own event: catapult binds it to the "X" event's slice
+    (processCompleteEvent, then processFlowEvent(event, slice); it reads v2 flows on "X" only), Perfetto to the slice
+    that event has just opened (JsonTraceParser::MaybeAddFlow, called for "X"); with it every arrow of both runs
+    joins its SetFlag to its WaitFlag in catapult (docs/emulator.md, "Chrome trace")."""
     c = events.calls
     out: list[dict[str, Any]] = []
     for core in sorted(set(c["core"].tolist())):
@@ -415,6 +453,7 @@ def to_chrome_trace(events: KernelEvents) -> dict[str, Any]:
             out.append({**counter, "args": {"bytes": total}})
     pending: dict[tuple[int, int, int, int], list[int]] = {}
     flow = 0
+    end_us = 0.0
     for e in c.itertuples(index=False):
         core, kind = int(e.core), str(e.kind)
         args: dict[str, Any] = {"api": e.api, "source": f"{e.file}:{e.line}", "seq": int(e.seq)}
@@ -429,22 +468,30 @@ def to_chrome_trace(events: KernelEvents) -> dict[str, Any]:
         elif kind == "barrier":
             args.update(pipe=_PIPE_T.get(int(e.a), str(e.a)))
         ts, tid = e.start_s * 1e6, PIPES.index(str(e.pipe))
+        end_us = max(end_us, ts + e.dur_s * 1e6)
         if kind == "set_flag" and e.a >= 0:
             tid = int(e.a)
         elif kind == "wait_flag" and e.b >= 0:
             tid = int(e.b)
         base = {"name": e.api, "cat": kind, "pid": core, "tid": tid, "ts": ts, "args": args}
-        if e.dur_s > 0:
+        if kind in ("set_flag", "wait_flag"):  # a slice of its own, so the flow arrow binds to it (docstring)
+            flag = {**base, "ph": "X", "dur": e.dur_s * 1e6}
+            key = (core, int(e.a), int(e.b), int(e.id))
+            if kind == "set_flag":
+                flow += 1
+                pending.setdefault(key, []).append(flow)
+                flag.update(bind_id=flow, flow_out=True)
+            elif pending.get(key):
+                flag.update(bind_id=pending[key].pop(0), flow_in=True)
+            out.append(flag)
+        elif e.dur_s > 0:
             out.append({**base, "ph": "X", "dur": e.dur_s * 1e6})
-            continue
-        out.append({**base, "ph": "i", "s": "t"})
-        key = (core, int(e.a), int(e.b), int(e.id))
-        if kind == "set_flag":
-            flow += 1
-            pending.setdefault(key, []).append(flow)
-            out.append({**base, "ph": "s", "id": flow, "name": "flag", "cat": "flag"})
-        elif kind == "wait_flag" and pending.get(key):
-            out.append({**base, "ph": "f", "bp": "e", "id": pending[key].pop(0), "name": "flag", "cat": "flag"})
+        else:
+            out.append({**base, "ph": "i", "s": "t"})
+    if events.truncated:  # on the timeline itself, where the partial picture is seen
+        out.append(
+            {"ph": "i", "s": "g", "name": events.truncation, "cat": "truncated", "pid": 0, "tid": 0, "ts": end_us}
+        )
     return {
         "traceEvents": out,
         "displayTimeUnit": "ns",
@@ -454,6 +501,8 @@ def to_chrome_trace(events: KernelEvents) -> dict[str, Any]:
             "platform": events.platform,
             "block_dim": events.block_dim,
             "truncated": events.truncated,
+            "max_events": events.max_events,
+            **({"truncation": events.truncation} if events.truncated else {}),
         },
     }
 

@@ -153,6 +153,7 @@ class PreparedLaunch:
     edited: bool = False
     builtin: Any = None  # npu.aclnn.BuiltinCall: the built-in op of the same name on the same tensors, or None
     trace: bool = False  # record the emulator's event log (docs/emulator.md#event-log); emu backend only
+    max_events: int | None = None  # with trace: the log's cap (memory.trace_room); None: the emulator's limit
 
     @property
     def outputs(self) -> dict[str, np.ndarray]:

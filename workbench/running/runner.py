@@ -162,7 +162,8 @@ def _run(
     seed, dist = check_seed(seed), check_distribution(case, distribution)
     check_standard(standard)
     tiling = plan(case)
-    memory.check(case, tiling, max_memory)
+    need = memory.check(case, tiling, max_memory)
+    room = memory.trace_room(need, tiling, max_memory) if trace else None  # the event log's share of the budget
     if inputs is not None:
         check_inputs(case, inputs)
     planned = clock()
@@ -179,8 +180,8 @@ def _run(
     if known is None and job is None:
         expected, golden_s = _timed_golden(case, data)
     launch = prepare(case, tiling, data, source)
-    if trace:
-        launch = replace(launch, trace=True)
+    if room is not None:
+        launch = replace(launch, trace=True, max_events=room.max_events)
     prepared = clock()
     ex = be.execute(launch)
     executed = clock()
@@ -224,7 +225,7 @@ def _run(
         baseline,
         stages,
         timing_sources,
-        ex.events,
+        ex.events if ex.events is None or room is None else replace(ex.events, limit=room.limit),
     )
     end = clock()
     stages["result_s"], stages["total_s"] = end - compared, end - start

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...core import progress
 from ...core.timesource import EMULATOR_WALL, HOST_WALL, TimeSource
 from ..emu import In, Out, Workspace, load
@@ -23,7 +25,9 @@ def execute(launch: PreparedLaunch) -> Execution:
     workspace = Workspace(launch.workspace_bytes, fill=launch.workspace_fill)
     built = binary.built()  # shows its own progress; the launch below finds it cached
     with progress.stage(f"running {launch.entry} on {launch.block_dim} emulated cores"):
-        traced = {"trace": True} if launch.trace else {}
+        traced: dict[str, Any] = {"trace": True} if launch.trace else {}
+        if launch.trace and launch.max_events is not None:
+            traced["max_events"] = launch.max_events
         run = binary[launch.block_dim](
             *args, workspace=workspace, tiling=launch.tiling, tiling_key=launch.tiling_key, mode=MODE, **traced
         )

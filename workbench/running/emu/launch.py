@@ -29,7 +29,7 @@ import numpy as np
 from ...core._files import os_error
 from ...core.errors import InfrastructureError, InvalidInput
 from ...planning.pipeline import MAX_BLOCK_DIM
-from ..events import KernelEvents, read_events
+from ..events import MAX_EVENTS, KernelEvents, read_events
 from ..launch import POISON, Diagnostic, poison
 from . import worker
 from .scratch import SCRATCH_FIX, Scratch, acquire, gm_file_size, read_all, release, write_all
@@ -87,6 +87,7 @@ LAUNCH_OPTIONS: dict[str, tuple[Any, str]] = {
     "dcache": _one_of("model", "off"),
     "diag_stderr": _boolean(),
     "trace": _boolean(),  # record the event log (docs/emulator.md#event-log): LaunchOutcome.events
+    "max_events": _integer(1, MAX_EVENTS),  # with trace: the log's cap (wb.run sets it from the memory budget)
 }
 
 
@@ -330,7 +331,9 @@ def _events(path: Path, exit_code: int) -> KernelEvents | None:
     """The event log the child wrote. A launch that ended in a fatal record (exit code >= 2) writes none; one that
     finished and left none was refused the file by the machine: no log is ever silently missing."""
     if path.exists():
-        return read_events(path)
+        events = read_events(path)
+        path.unlink(missing_ok=True)  # on tmpfs it is memory: the records live on in `events`, read into the caller
+        return events
     if exit_code >= 2:
         return None
     _check_room(path.parent)

@@ -70,6 +70,8 @@ def access_map_chart(
         chart = alt.vconcat(*views, spacing=12)
     if slider:
         chart = chart.add_params(alt.param(name=STEP, value=at, bind=bind))
+    if amap.truncation:  # a partial log must never look like the whole run
+        chart = chart.properties(title=alt.Title(amap.truncation, color=WARN_COLOR, anchor="start"))
     return chart.resolve_scale(color="independent")
 
 

@@ -13,7 +13,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...core.timesource import MEANING
-from .text import WORST_COLUMNS, duration, report_header, report_summary, source_excerpt, timings_text, worst_rows
+from .text import (
+    WORST_COLUMNS,
+    duration,
+    event_log_line,
+    report_header,
+    report_summary,
+    source_excerpt,
+    timings_text,
+    worst_rows,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -207,6 +216,7 @@ def result_html(res: Result) -> str:
     body = [
         f"<p>{e(res.backend)}, seed {res.seed}, {e(res.distribution)} inputs</p>",
         f"<p class='wb-timings-line'>timings: {e(timings_text(res.timings, res.timing_sources))}</p>",
+        *([f"<p class='wb-event-log'>{e(event_log_line(res.events))}</p>"] if res.events is not None else []),
         diagnostics_html(res),
         *(report_html(r).removeprefix(STYLE) for r in res.reports.values()),
     ]

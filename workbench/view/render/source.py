@@ -41,7 +41,7 @@ def _headline(a: AnnotatedSource) -> str:
     where = f", hottest {hot[0].name}:{hot[1].number} ({hot[1].share:.0%})" if hot else ""
     return (
         f"annotated source: {a.label}: {duration(a.total_us * 1e-6)} {a.time_source} "
-        f"(performance model, summed over cores){where}"
+        f"(performance model, summed over cores){where}" + (f"; {a.truncation}" if a.truncation else "")
     )
 
 

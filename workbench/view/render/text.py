@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ...core.platform import Platform
     from ...core.tiling import TilingPlan
     from ...judge.compare import Report
+    from ...running.events import KernelEvents
     from ...running.runner import Result
 
 _MIN_CELL = 8
@@ -245,6 +246,7 @@ def result_text(res: Result) -> str:
         *wrap(f"  {res.backend}, seed {res.seed}, {res.distribution} inputs"),
         *wrap(f"  timings: {timings_text(res.timings, res.timing_sources)}"),
         *([f"  kernel: {res.kernel} (edited copy)"] if res.kernel else []),  # a path is never cut,
+        *(wrap(f"  {event_log_line(res.events)}") if res.events is not None else []),
     ]
     diags: Iterable[str] = (line for d in res.diagnostics for line in wrap(str(d), "  "))
     return "\n".join(
@@ -255,6 +257,11 @@ def result_text(res: Result) -> str:
             *map(report_text, res.reports.values()),
         ]
     )
+
+
+def event_log_line(events: KernelEvents) -> str:
+    """What a traced run recorded, and the log's truncation note when it stopped early."""
+    return f"event log: {len(events):,} events" + (f"; {events.truncation}" if events.truncated else "")
 
 
 def performance_lines(res: Result) -> list[str]:

@@ -68,8 +68,7 @@ class AccessPanel:
             self.step.value = self.step.max
         finally:
             self._busy -= 1
-        truncated = " The log was truncated: the emulator keeps a bounded number of events."
-        truncated = truncated if result.events.truncated else ""
+        truncated = f" {self.map.truncation}." if self.map.truncation else ""
         tiles = "the plan's (TilingPlan.locate)" if self.map.tile_source == "plan" else "each core's accesses in order"
         self.note.value = (
             f"<small>{self.map.steps} events, steps ordered by modelled start time (performance model); tiles: "

@@ -27,6 +27,12 @@ inline bool g_events = false;
 // so cores running at once do not contend for it), and whether a core was refused one (the log is truncated).
 inline std::atomic<uint64_t> g_event_count{0};
 inline std::atomic<bool> g_events_truncated{false};
+// The launch's cap on recorded events (the launch file's "max_events", at most kMaxEvents): the workbench sets it from
+// the host memory budget left after the run's own needs (workbench/planning/memory.py, trace_room).
+inline uint64_t g_max_events = 0;
+// Events a core reserves at once this launch: kEventBlock, or fewer when the cap is small, so that the events the
+// cores reserved but did not use (each core's last block) leave the log close to its cap rather than one core's worth.
+inline uint64_t g_event_block = 0;
 
 enum class EvKind : uint8_t {
     Call,      // any other API call (scalar Get/SetValue on UB, mask set-up, ...)
@@ -77,6 +83,8 @@ struct Event {
     const char* s2 = "";
     const char* s3 = "";
 };
+// The emulator's share of an event in the workbench's memory guard (workbench/planning/memory.py EVENT_BYTES_EMULATOR).
+static_assert(sizeof(Event) == 160, "Event's size is priced by workbench/planning/memory.py: change it there too");
 
 // A core's events, in blocks of kEventBlock: appending never moves (copies) the events already recorded.
 class EventLog {
@@ -114,7 +122,8 @@ static_assert(sizeof(EventDisk) == 134, "EventDisk is the file's record: change 
 
 inline constexpr char kEventsMagic[8] = {'A', 'S', 'C', 'E', 'V', 'T', '1', '\0'};
 inline constexpr uint32_t kEventsVersion = 1;
-// The log stops (and says so: "truncated" in the trailer) past this many events in a launch, about 1 GB in memory.
+// The log stops (and says so: "truncated" in the trailer) past this many events in a launch, about 1.3 GB in memory:
+// the default and the upper bound of the launch's "max_events" (g_max_events).
 inline constexpr uint64_t kMaxEvents = 8u << 20;
 
 // The hooks, each called only when g_events is set.

@@ -327,6 +327,12 @@ ASCEMU_DECL int run_launch_file(const std::string& launch_path, const Overrides&
     g_events = !C.events_path.empty();
     g_event_count = 0;
     g_events_truncated = false;
+    const double max_events = num("max_events", (double)kMaxEvents);
+    if (!(max_events >= 1 && max_events <= (double)kMaxEvents && max_events == (double)(uint64_t)max_events))
+        usage_fail(strf("launch file %s: max_events %.17g is not an integer in 1..%llu", launch_path.c_str(), max_events,
+                        (unsigned long long)kMaxEvents));
+    g_max_events = (uint64_t)max_events;
+    g_event_block = std::clamp<uint64_t>(g_max_events / (8 * (uint64_t)C.block_dim), 1, kEventBlock);
     std::string om = str("overflow_mode", "");
     if (om == "saturation") C.overflow = OverflowMode::Saturation;
     else if (om == "inf_nan" || om == "infnan") C.overflow = OverflowMode::InfNan;

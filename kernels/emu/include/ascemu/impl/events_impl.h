@@ -8,14 +8,16 @@
 
 namespace ascemu {
 
-// Room for one more event of core c: its reserved block, else a new block of the launch's kMaxEvents.
+// Room for one more event of core c: its reserved block, else a new block (g_event_block) of the launch's
+// g_max_events (the last block only what is left of it, so a launch never records more than its cap).
 inline bool ev_reserve(Core* c) {
     if (c->events_left == 0) [[unlikely]] {
-        if (g_event_count.fetch_add(kEventBlock, std::memory_order_relaxed) >= kMaxEvents) {
+        const uint64_t taken = g_event_count.fetch_add(g_event_block, std::memory_order_relaxed);
+        if (taken >= g_max_events) {
             g_events_truncated.store(true, std::memory_order_relaxed);
             return false;
         }
-        c->events_left = kEventBlock;
+        c->events_left = std::min<uint64_t>(g_event_block, g_max_events - taken);
     }
     c->events_left--;
     return true;
@@ -227,7 +229,8 @@ ASCEMU_DECL bool write_events(const std::string& path) {
     flush();
     std::string t = "{\"version\":" + std::to_string(kEventsVersion) + ",\"block_dim\":" +
                     std::to_string(R.cfg.block_dim) + ",\"platform\":" + jstr(R.cfg.platform) +
-                    ",\"truncated\":" + (g_events_truncated.load() ? "true" : "false") + ",\"kinds\":[";
+                    ",\"truncated\":" + (g_events_truncated.load() ? "true" : "false") +
+                    ",\"max_events\":" + std::to_string(g_max_events) + ",\"kinds\":[";
     for (size_t i = 0; i < std::size(kEvKindNames); ++i) t += (i ? "," : "") + jstr(kEvKindNames[i]);
     t += "],\"tensors\":[";
     for (size_t i = 0; i < R.gm.size(); ++i) {
