@@ -12,7 +12,8 @@ does for pandas, must not find it half-imported. It runs in the notebook's names
 It also keeps a kernel's stop quiet (`_quiet_stop`): Ctrl-C on `workbench app` shuts the page's kernel down while a
 cell may still be running, and ipykernel then sends the cell's reply or its last status on a ZMQ socket its shutdown
 has closed, logging the ZMQError ENOTSOCK with a traceback ("Exception in message handler", "Uncaught exception in
-ZMQStream callback"). Only that exception is dropped, from those two loggers.
+ZMQStream callback"). Only that exception is dropped, from those two loggers. The preload thread likewise stays
+quiet when the kernel stops under it.
 """
 
 
@@ -39,7 +40,7 @@ def _start_preload() -> None:
 
     folder = os.path.dirname(os.path.abspath(__file__))
 
-    def preload() -> None:
+    def imports() -> None:
         # IPython runs this file with its folder put first on sys.path and takes it out afterwards: an import that
         # overlapped that removal could skip the next entry of sys.path and load another copy of the package
         deadline = time.monotonic() + 5
@@ -53,6 +54,16 @@ def _start_preload() -> None:
         for module in ("pandas", "workbench.view.ui.panels"):
             importlib.import_module(module)
         sys.modules["workbench.view.ui.app"].offline_charts()  # the charts' script bundle, from its cache
+
+    def preload() -> None:
+        try:
+            imports()
+        except BaseException:
+            # Ctrl-C on `workbench app` stops a kernel that may still be importing (a spare kernel on a busy machine):
+            # the interpreter tears down under the thread, which then fails; nothing waits for these imports anymore
+            if sys.is_finalizing() or not threading.main_thread().is_alive():
+                return
+            raise
 
     # the name is Workbench.load_panels' way to find it (workbench.view.ui.app.PRELOAD_THREAD)
     threading.Thread(target=preload, name="workbench-preload", daemon=True).start()
