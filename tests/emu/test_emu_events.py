@@ -78,10 +78,11 @@ def test_off_by_default_and_refused_when_not_a_bool() -> None:
 
 def test_a_missing_log_is_never_silent(tmp_path: Path) -> None:
     """A launch that finished without writing its log was refused the file: an infrastructure fault, no verdict. One
-    that ended in a fatal record writes none, and says so by None."""
+    that ended in a fatal record without a log says why (test_emu_events_fatal.py)."""
     from workbench.core.errors import InfrastructureError
     from workbench.running.emu.launch import _events
 
     with pytest.raises(InfrastructureError, match="event log"):
-        _events(tmp_path / "events.bin", exit_code=1)
-    assert _events(tmp_path / "events.bin", exit_code=2) is None
+        _events(tmp_path / "events.bin", 1, {"exit_code": 1})
+    events, why = _events(tmp_path / "events.bin", 2, {"exit_code": 2})
+    assert events is None and why

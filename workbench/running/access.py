@@ -152,6 +152,8 @@ def result_access_map(result: Result, bins: int = BINS) -> AccessMap:
     from ..planning.registry import get_op
 
     if result.events is None:
+        if result.events_missing:  # traced, but a fatal launch that could not write its log
+            raise InvalidInput("result", result.case.label(), f"a run with an event log; {result.events_missing}")
         raise InvalidInput("result", result.case.label(), "a run with trace=True (wb.run(..., trace=True))")
     spec = get_op(result.case.op)
     names = spec.kernel(result.case).args if spec.kernel is not None else ()

@@ -177,9 +177,20 @@ def annotate_source(result: Result) -> AnnotatedSource:
         events is not None,
         total_s * 1e6,
         launch_diagnostics=tuple(launch),
-        note="" if events is not None else NO_TRACE,
+        note=_note(result),
         truncation=events.truncation if events is not None else "",
     )
+
+
+def _note(result: Result) -> str:
+    """What the counts cover: every call, the calls up to a fatal record, or none (and why)."""
+    events = result.events
+    if events is None:
+        return f"No event log: {result.events_missing}" if result.events_missing else NO_TRACE
+    if events.fatal:
+        at = f" on core {events.fault_core}" if events.fault_core >= 0 else ""
+        return f"The launch ended in a fatal record ({events.fault}{at}): the counts cover the calls up to it"
+    return ""
 
 
 def _shipped(result: Result) -> str:

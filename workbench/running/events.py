@@ -50,7 +50,7 @@ EVENT_DTYPE = np.dtype(
 )
 MAGIC = b"ASCEVT1\0"
 MAX_EVENTS = 8 << 20  # ascemu's kMaxEvents (events.h): a launch's largest event cap, and its default
-VERSION = 1
+VERSION = 2  # 2: the trailer says whether the launch ended in a fatal record
 _HEADER = 8 + 4 + 4 + 8
 
 PIPES = ("S", "V", "MTE2", "MTE3")  # ascemu's PipeIx order: the `pipe` column's codes
@@ -77,6 +77,10 @@ class GmTensor:
 class KernelEvents:
     """The event log of one launch: `records` (EVENT_DTYPE, in core then program order) and what their codes name.
 
+    A launch that ended in a fatal record has a log up to the fault: `fatal` is set, `fault` is that record's kind
+    (KERNEL_ABORT, CRASH, TIMEOUT, ...) and `fault_core` its core (-1: none), and each core's log ends at its latest
+    API call (the faulting core's: the call before its fault; the others': where the fault stopped them).
+
     Frames are built on first use and cached; times are modelled by the performance model with `params` (default:
     `params_for(platform)`), never measured."""
 
@@ -87,6 +91,10 @@ class KernelEvents:
     block_dim: int
     platform: str
     truncated: bool = False  # the launch made more events than its cap (`max_events`): the log stops there
+    fatal: bool = False  # the launch ended in a fatal record: the log stops at the fault
+    exit_code: int = 0  # the launch's (docs/emulator.md, exit codes)
+    fault: str = ""  # the fatal record's kind ("" when not fatal)
+    fault_core: int = -1  # the fatal record's core (-1: not fatal, or a record of no core)
     params: ModelParams | None = field(default=None, repr=False, compare=False)
     max_events: int = MAX_EVENTS  # the launch's cap (the launch file's "max_events", at most ascemu's kMaxEvents)
     limit: str = ""  # what set the cap: the memory budget of the run (memory.trace_room), "" the emulator's limit
@@ -415,6 +423,10 @@ def read_events(path: str | Path, local: Callable[[str], str] = str) -> KernelEv
         meta["platform"],
         meta["truncated"],
         max_events=cap,
+        fatal=bool(meta["fatal"]),
+        exit_code=int(meta["exit_code"]),
+        fault=str(meta["fault"]),
+        fault_core=int(meta["fault_core"]),
     )
 
 

@@ -57,8 +57,10 @@ class Result:
     stages: dict[str, float] = field(default_factory=dict, repr=False)
     # Where each of `timings` comes from (timesource.py): "emulator wall", "device-measured", "predicted", ...
     timing_sources: dict[str, TimeSource] = field(default_factory=dict, repr=False)
-    # The emulator's event log of the launch with trace=True (events.py, docs/emulator.md#event-log), else None
+    # The emulator's event log of the launch with trace=True (events.py, docs/emulator.md#event-log), up to the fault
+    # when the launch ended in a fatal record (events.fatal); else None, and with trace=True `events_missing` says why
     events: KernelEvents | None = field(default=None, repr=False, compare=False)
+    events_missing: str = field(default="", repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "timing_sources", checked(self.timings, self.timing_sources))
@@ -226,6 +228,7 @@ def _run(
         stages,
         timing_sources,
         ex.events if ex.events is None or room is None else replace(ex.events, limit=room.limit),
+        ex.events_missing,
     )
     end = clock()
     stages["result_s"], stages["total_s"] = end - compared, end - start

@@ -209,8 +209,9 @@ def _run(args: argparse.Namespace) -> int:
 def _write_trace(result: Any, path: str) -> None:
     from ..running.events import write_chrome_trace
 
-    if result.events is None:  # a launch that ended in a fatal record wrote no log: say so, keep the verdict
-        print(f"workbench: --trace {path}: no event log (the launch ended before it was written)", file=sys.stderr)
+    if result.events is None:  # a fatal launch that could not write its log: say why, keep the verdict
+        why = result.events_missing or "the launch ended before it was written"
+        print(f"workbench: --trace {path}: no event log ({why})", file=sys.stderr)
         return
     print(f"workbench: trace written to {write_chrome_trace(result.events, path, '--trace')}", file=sys.stderr)
 

@@ -36,6 +36,7 @@ class Execution:
     builtin: dict[str, np.ndarray] | None = None  # the built-in (TBE) op's outputs on the same inputs (npu only)
     timing_sources: dict[str, TimeSource] = field(default_factory=dict)
     events: Any = None  # running.events.KernelEvents of a launch with trace on (emu backend), else None
+    events_missing: str = ""  # trace on and no log (a fatal launch that could not write one): why
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "timing_sources", checked(self.timings, self.timing_sources))

@@ -34,5 +34,12 @@ def execute(launch: PreparedLaunch) -> Execution:
     timings = {"build_s": built.seconds, "launch_s": run.total_s, "run_s": run.wall_s, "kernel_s": run.kernel_s}
     sources: dict[str, TimeSource] = {**dict.fromkeys(timings, EMULATOR_WALL), "build_s": HOST_WALL}  # g++ here
     return Execution(
-        launch.outputs, run.diagnostics, run.trace, timings, run.exit_code, timing_sources=sources, events=run.events
+        launch.outputs,
+        run.diagnostics,
+        run.trace,
+        timings,
+        run.exit_code,
+        timing_sources=sources,
+        events=run.events,
+        events_missing=run.events_missing,
     )

@@ -146,9 +146,11 @@ class KernelRun:
     total_s: float  # arrays in, the child, outputs back
     stderr: str = field(repr=False, default="")
     printf: tuple[tuple[int, str], ...] = field(repr=False, default=())  # (core, text) of AscendC::printf / PRINTF
-    # the launch's event log with trace=True (docs/emulator.md#event-log); None without, or when the launch ended in
-    # a fatal record before the log was written
+    # the launch's event log with trace=True (docs/emulator.md#event-log), up to the fault when the launch ended in a
+    # fatal record (events.fatal); None without trace, or when a fatal launch could not write it: events_missing says
+    # why
     events: KernelEvents | None = field(repr=False, default=None)
+    events_missing: str = field(repr=False, default="")
 
     @property
     def faulted(self) -> bool:
@@ -213,6 +215,7 @@ class _Bound:
             built.local(out.stderr),
             out.printf,
             None if out.events is None else replace(out.events, strings=tuple(map(built.local, out.events.strings))),
+            out.events_missing,
         )
 
 

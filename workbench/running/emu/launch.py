@@ -195,6 +195,7 @@ class LaunchOutcome:
     total_s: float = 0.0  # run_launch end to end: arrays into the scratch files, the child, outputs back
     printf: tuple[tuple[int, str], ...] = ()  # (core, text) the kernel printed (AscendC::printf / PRINTF), by core
     events: KernelEvents | None = None  # the event log, with options trace=True (docs/emulator.md#event-log)
+    events_missing: str = ""  # with trace=True and no log (a fatal launch that could not write one): why
 
 
 def run_launch(
@@ -277,7 +278,7 @@ def run_launch(
             stderr,
             time.perf_counter() - t0,
             tuple((int(p.get("core", -1)), str(p.get("text", ""))) for p in report.get("printf") or []),
-            _events(events_path, exit_code) if trace else None,
+            *(_events(events_path, exit_code, report) if trace else (None, "")),
         )
     finally:
         release(sc)
@@ -327,15 +328,24 @@ def _stage(sc: Scratch, args: Sequence[Arg | ListArg | bytes], settings: dict[st
     return gm_args, fds
 
 
-def _events(path: Path, exit_code: int) -> KernelEvents | None:
-    """The event log the child wrote. A launch that ended in a fatal record (exit code >= 2) writes none; one that
-    finished and left none was refused the file by the machine: no log is ever silently missing."""
+def _events(path: Path, exit_code: int, report: dict[str, Any]) -> tuple[KernelEvents | None, str]:
+    """The event log the child wrote, or None and why there is none. A launch that ended in a fatal record (exit code
+    >= 2) writes its log up to the fault when the emulator can stop every core first, else the report says why not;
+    one that finished and left none was refused the file by the machine: no log is ever silently missing."""
     if path.exists():
         events = read_events(path)
         path.unlink(missing_ok=True)  # on tmpfs it is memory: the records live on in `events`, read into the caller
-        return events
+        return events, ""
     if exit_code >= 2:
-        return None
+        skipped = str(report.get("events_skipped") or "")
+        if skipped:
+            return None, f"the launch ended in a fatal record and wrote no event log: {skipped}"
+        if not report:  # killed, or refused before it ran, without a report: no log either
+            return None, "the launch ended in a fatal record before the emulator could write its event log"
+        return None, (
+            "the launch ended in a fatal record and wrote no event log (the driver refused the launch before the "
+            "kernel ran, or the crash handler ran out of time before the log was out)"
+        )
     _check_room(path.parent)
     raise InfrastructureError("emulator scratch folder", path.parent, "the event log was not written", SCRATCH_FIX)
 

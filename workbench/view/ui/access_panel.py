@@ -47,16 +47,20 @@ class AccessPanel:
         self.tile.observe(lambda _: self._picked(), "value")
         self.step.observe(lambda _: self._stepped(), "value")
         head = w.HTML("<b>access map</b> <small>(GM bytes per core and tile; run with trace on)</small>")
-        self.widget = w.VBox([head, self.note, w.HBox([self.core, self.tile, self.step]), self.chart])
+        self.controls = w.HBox([self.core, self.tile, self.step])
+        self.widget = w.VBox([head, self.note, self.controls, self.chart])
         self.widget.add_class("wb-access")
         self.widget.layout.display = "none"
 
     def update(self, result: Result) -> None:
-        """Show `result`'s access map (hidden when it ran without trace)."""
+        """Show `result`'s access map (hidden when it ran without trace; a note when a fatal launch left no log)."""
         if result.events is None:
             self.map = None
-            self.widget.layout.display = "none"
+            self.note.value = f"<small>No event log: {html.escape(result.events_missing)}</small>"
+            self.chart.layout.display = self.controls.layout.display = "none"
+            self.widget.layout.display = "" if result.events_missing else "none"
             return
+        self.chart.layout.display = self.controls.layout.display = ""
         self.map = result_access_map(result)
         cores = sorted(set(self.map.ranges["core"].tolist()))
         self._busy += 1
@@ -69,6 +73,10 @@ class AccessPanel:
         finally:
             self._busy -= 1
         truncated = f" {self.map.truncation}." if self.map.truncation else ""
+        if result.events.fatal:  # the log stops at the fault: say where, as the diagnostics do
+            ev = result.events
+            at = f" on core {ev.fault_core}" if ev.fault_core >= 0 else ""
+            truncated += f" The launch ended in a fatal record ({ev.fault}{at}): the log stops at the fault."
         tiles = "the plan's (TilingPlan.locate)" if self.map.tile_source == "plan" else "each core's accesses in order"
         self.note.value = (
             f"<small>{self.map.steps} events, steps ordered by modelled start time (performance model); tiles: "

@@ -5,7 +5,9 @@
 // flag, a queue slot).  The driver turns the log on per launch (the launch file's "events_path"); off, every hook
 // is one predictable branch on g_events.  A core appends to its own vector only, so recording takes no lock.
 // At the end of the launch the driver writes the file: a header, fixed-size records (EventDisk) and a JSON trailer
-// with the string table and the GM tensors (workbench/running/events.py reads it).
+// with the string table and the GM tensors (workbench/running/events.py reads it).  A launch that ends in a fatal
+// record writes it too, up to the fault (events_stop_cores, then write_events with the exit code): the trailer says
+// "fatal", and every core's log ends at its latest API call.
 #pragma once
 #include <atomic>
 #include <cstddef>
@@ -33,6 +35,11 @@ inline uint64_t g_max_events = 0;
 // Events a core reserves at once this launch: kEventBlock, or fewer when the cap is small, so that the events the
 // cores reserved but did not use (each core's last block) leave the log close to its cap rather than one core's worth.
 inline uint64_t g_event_block = 0;
+// Set by the fatal path: a core entering a hook parks there (it never records again), so the logs hold still while
+// they are written.  Why a fatal launch's log was not written ("" : it was, or there is none): the report's
+// "events_skipped".
+inline std::atomic<bool> g_events_stop{false};
+inline std::string g_events_skipped;
 
 enum class EvKind : uint8_t {
     Call,      // any other API call (scalar Get/SetValue on UB, mask set-up, ...)
@@ -121,7 +128,8 @@ struct EventDisk {
 static_assert(sizeof(EventDisk) == 134, "EventDisk is the file's record: change workbench/running/events.py too");
 
 inline constexpr char kEventsMagic[8] = {'A', 'S', 'C', 'E', 'V', 'T', '1', '\0'};
-inline constexpr uint32_t kEventsVersion = 1;
+// 2: the trailer says whether the launch ended in a fatal record ("fatal", "exit_code", "fault", "fault_core")
+inline constexpr uint32_t kEventsVersion = 2;
 // The log stops (and says so: "truncated" in the trailer) past this many events in a launch, about 1.3 GB in memory:
 // the default and the upper bound of the launch's "max_events" (g_max_events).
 inline constexpr uint64_t kMaxEvents = 8u << 20;
@@ -136,7 +144,11 @@ ASCEMU_DECL void ev_vec(Core* c, const char* api, const char* src, const char* d
 ASCEMU_DECL void ev_mark(Core* c, EvKind kind, int32_t a, int32_t b, int64_t id);
 ASCEMU_DECL void ev_queue(Core* c, EvKind kind, const void* queue, uint8_t pos, uint32_t lo, uint32_t len);
 
-// Writes the launch's log to `path` (the driver, after every core has ended).  False: the file could not be written.
-ASCEMU_DECL bool write_events(const std::string& path);
+// Writes the launch's log to `path`: the driver after every core has ended, or the fatal path (exit_code >= 2) after
+// events_stop_cores.  False: the file could not be written.
+ASCEMU_DECL bool write_events(const std::string& path, int exit_code);
+// The fatal path, before its report: stops every core at its next hook and waits for those inside one to leave it.
+// False (and g_events_skipped says why): no log is on, or one could not be stopped, and the log is not written.
+ASCEMU_DECL bool events_stop_cores();
 
 }  // namespace ascemu

@@ -331,6 +331,8 @@ struct Core {
     uint64_t events_left = 0;  // of the block this core reserved (ev_reserve)
     bool events_open = false;
     std::vector<const void*> event_owners;
+    // inside one of the hooks (EvHold): the fatal path waits for it to leave before it writes the log
+    std::atomic<bool> events_busy{false};
     // atomics (§4.8)
     const char* atomic_type = nullptr;
     void (*atomic_fn)(uint8_t* gm, const uint8_t* ub, size_t bytes, OverflowMode) = nullptr;

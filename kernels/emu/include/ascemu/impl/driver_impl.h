@@ -333,6 +333,7 @@ ASCEMU_DECL int run_launch_file(const std::string& launch_path, const Overrides&
                         (unsigned long long)kMaxEvents));
     g_max_events = (uint64_t)max_events;
     g_event_block = std::clamp<uint64_t>(g_max_events / (8 * (uint64_t)C.block_dim), 1, kEventBlock);
+    g_events_skipped.clear();
     std::string om = str("overflow_mode", "");
     if (om == "saturation") C.overflow = OverflowMode::Saturation;
     else if (om == "inf_nan" || om == "infnan") C.overflow = OverflowMode::InfNan;
@@ -441,7 +442,7 @@ ASCEMU_DECL int run_launch_file(const std::string& launch_path, const Overrides&
     clk.lap("gm_setup");
     int rc = launch(C.block_dim, [&entry, &specs]() { entry.call(entry.fn, specs); });
     clk.lap("launch");
-    if (g_events && !write_events(C.events_path))
+    if (g_events && !write_events(C.events_path, rc))
         diag_launch("HARNESS", Sev::Warning, "cannot write the event log to '" + C.events_path + "'");
     g_events = false;
     write_report(rc);

@@ -3,10 +3,32 @@
 // ascemu/runtime.h when ASCEMU_WITH_IMPL, else compiled once in kernels/emu/runtime/ascemu_runtime.cpp.
 #pragma once
 
+#include <sched.h>
+
 #include <cstdio>
 #include <unordered_map>
 
 namespace ascemu {
+
+// A hook's hold on its core's log.  Once the fatal path has set g_events_stop, a core parks at its next hook (the
+// process ends while it waits there); the fatal path waits for the cores already inside one to leave it (events_busy).
+// Both sides store, then load the other's flag (sequentially consistent): one of them sees the other.
+struct EvHold {
+    Core* c;
+    explicit EvHold(Core* core) : c(core) {
+        if (!c) return;
+        c->events_busy.store(true);
+        if (g_events_stop.load()) [[unlikely]] {
+            c->events_busy.store(false);
+            for (;;) pause();
+        }
+    }
+    ~EvHold() {
+        if (c) c->events_busy.store(false, std::memory_order_release);
+    }
+    EvHold(const EvHold&) = delete;
+    EvHold& operator=(const EvHold&) = delete;
+};
 
 // Room for one more event of core c: its reserved block, else a new block (g_event_block) of the launch's
 // g_max_events (the last block only what is left of it, so a launch never records more than its cap).
@@ -27,6 +49,7 @@ inline bool ev_reserve(Core* c) {
 inline Event* ev_current(Core* c) { return c && c->events_open ? &c->events.back() : nullptr; }
 
 ASCEMU_DECL void ev_call(Core* c, const char* api, const char* file, uint32_t line) {
+    EvHold hold(c);
     if (c->events_open) {
         Event& prev = c->events.back();  // the previous call has ended: the pipe it settled on is its pipe
         if (prev.kind == EvKind::Call || prev.kind == EvKind::Vector || prev.kind == EvKind::UbCopy)
@@ -63,6 +86,7 @@ inline Event* ev_gm_slot(Core* c) {
 
 ASCEMU_DECL void ev_gm(const void* p, size_t len, bool write, const GmAccess& a) {
     Core* c = t_core;
+    EvHold hold(c);
     Event* e = ev_gm_slot(c);
     if (!e) return;
     e->kind = !write ? EvKind::GmRead : c->atomic_fn ? EvKind::GmAtomic : EvKind::GmWrite;
@@ -79,6 +103,7 @@ ASCEMU_DECL void ev_gm(const void* p, size_t len, bool write, const GmAccess& a)
 }
 
 ASCEMU_DECL void ev_rows(uint32_t count, uint32_t len, uint64_t pitch) {
+    EvHold hold(t_core);
     Event* e = ev_current(t_core);
     if (!e || e->kind < EvKind::GmRead || e->kind > EvKind::GmAtomic) return;
     e->gm_rows = count;
@@ -87,6 +112,7 @@ ASCEMU_DECL void ev_rows(uint32_t count, uint32_t len, uint64_t pitch) {
 }
 
 ASCEMU_DECL void ev_ub(Core* c, int32_t buf, uint32_t off, uint64_t bytes, bool write) {
+    EvHold hold(c);
     Event* e = ev_current(c);
     if (!e || (!write && e->ub_len)) return;  // the destination wins; else the first source
     e->ub_lo = off;
@@ -102,6 +128,7 @@ ASCEMU_DECL void ev_ub(Core* c, int32_t buf, uint32_t off, uint64_t bytes, bool 
 }
 
 ASCEMU_DECL void ev_moved(Core* c, bool ub_to_ub, uint64_t bytes) {
+    EvHold hold(c);
     Event* e = ev_current(c);
     if (!e) return;
     e->bytes += bytes;
@@ -109,6 +136,7 @@ ASCEMU_DECL void ev_moved(Core* c, bool ub_to_ub, uint64_t bytes) {
 }
 
 ASCEMU_DECL void ev_vec(Core* c, const char* api, const char* src, const char* dst, int64_t count, uint64_t repeats) {
+    EvHold hold(c);
     Event* e = ev_current(c);
     if (!e) return;
     e->kind = EvKind::Vector;
@@ -135,6 +163,7 @@ inline uint8_t ev_control_pipe(EvKind kind, int32_t a, int32_t b) {
 }
 
 ASCEMU_DECL void ev_mark(Core* c, EvKind kind, int32_t a, int32_t b, int64_t id) {
+    EvHold hold(c);
     Event* e = ev_current(c);
     if (!e) return;
     e->kind = kind;
@@ -145,6 +174,7 @@ ASCEMU_DECL void ev_mark(Core* c, EvKind kind, int32_t a, int32_t b, int64_t id)
 }
 
 ASCEMU_DECL void ev_queue(Core* c, EvKind kind, const void* queue, uint8_t pos, uint32_t lo, uint32_t len) {
+    EvHold hold(c);
     Event* e = ev_current(c);
     if (!e) return;
     e->kind = kind;
@@ -164,7 +194,40 @@ ASCEMU_DECL void ev_queue(Core* c, EvKind kind, const void* queue, uint8_t pos, 
     if (it == owners.end()) owners.push_back(queue);
 }
 
-ASCEMU_DECL bool write_events(const std::string& path) {
+ASCEMU_DECL bool events_stop_cores() {
+    if (!g_events) return false;
+    Runtime& R = rt();
+    g_events_stop.store(true);
+    // the cores inside a hook leave it within microseconds; a thread the machine does not schedule for this long
+    // (or one stuck inside a hook) leaves its log in an unknown state, and then none is written
+    constexpr auto kWait = std::chrono::seconds(2);
+    const auto until = std::chrono::steady_clock::now() + kWait;
+    for (auto& c : R.cores) {
+        if (c.get() == t_core && c->started && pthread_equal(c->thread, pthread_self())) continue;  // this thread's
+        while (c->events_busy.load())
+            if (std::chrono::steady_clock::now() > until) {
+                g_events_skipped = strf("core %d was still recording an event %lld s after the fault, so the logs "
+                                        "could not be read safely",
+                                        c->idx, (long long)kWait.count());
+                return false;
+            } else {
+                sched_yield();
+            }
+    }
+    return true;
+}
+
+// The launch's fatal record (its first one): kind and core, for the trailer; "" when the launch did not end in one.
+inline std::pair<std::string, int> ev_fault() {
+    Runtime& R = rt();
+    std::unique_lock<std::mutex> g(R.dm, std::try_to_lock);  // the crash handler may have interrupted its holder
+    if (g.owns_lock())
+        for (const DiagRec& d : R.diags)
+            if (d.sev == Sev::Fatal) return {d.kind, d.core};
+    return {"", -1};
+}
+
+ASCEMU_DECL bool write_events(const std::string& path, int exit_code) {
     Runtime& R = rt();
     std::vector<std::string> strings{""};
     std::unordered_map<const char*, uint32_t> ids{{"", 0}};
@@ -231,6 +294,9 @@ ASCEMU_DECL bool write_events(const std::string& path) {
                     std::to_string(R.cfg.block_dim) + ",\"platform\":" + jstr(R.cfg.platform) +
                     ",\"truncated\":" + (g_events_truncated.load() ? "true" : "false") +
                     ",\"max_events\":" + std::to_string(g_max_events) + ",\"kinds\":[";
+    const auto [fault, fault_core] = exit_code >= 2 ? ev_fault() : std::pair<std::string, int>{"", -1};
+    t = "{\"fatal\":" + std::string(exit_code >= 2 ? "true" : "false") + ",\"exit_code\":" + std::to_string(exit_code) +
+        ",\"fault\":" + jstr(fault) + ",\"fault_core\":" + std::to_string(fault_core) + "," + t.substr(1);
     for (size_t i = 0; i < std::size(kEvKindNames); ++i) t += (i ? "," : "") + jstr(kEvKindNames[i]);
     t += "],\"tensors\":[";
     for (size_t i = 0; i < R.gm.size(); ++i) {

@@ -271,7 +271,15 @@ ASCEMU_DECL void crash_handler(int sig, siginfo_t* si, void* uctx) {
             R.kind_counts["CRASH"]++;
         }
     }
+    // the event log up to the fault, after the report: this handler already calls what is not async-signal-safe
+    // (the report, addr2line) on the chance that the fault left the heap and stdio usable; if it did not, the alarm
+    // ends the process, and the report is out first.  Writing a large log takes time: a fresh alarm for it.
+    const bool log = events_stop_cores();
     write_report(4);
+    if (log) {
+        alarm(20);
+        (void)write_events(R.cfg.events_path, 4);
+    }
     process_exit(4);
 }
 

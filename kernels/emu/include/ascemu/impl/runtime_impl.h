@@ -753,7 +753,9 @@ ASCEMU_DECL std::string report_json(int exit_code) {
             f = false;
             o += "{\"core\":" + std::to_string(c->idx) + ",\"text\":" + jstr(c->out) + "}";
         }
-    o += "],\"wall_time_s\":" + jnum(R.wall) + ",\"output_unwritten\":{";
+    o += "]";
+    if (!g_events_skipped.empty()) o += ",\"events_skipped\":" + jstr(g_events_skipped);  // a fatal launch's
+    o += ",\"wall_time_s\":" + jnum(R.wall) + ",\"output_unwritten\":{";
     f = true;
     for (auto& b : R.gm)
         if (b->role == Role::Output && b->arg_index >= 0) {
@@ -790,6 +792,10 @@ ASCEMU_DECL void write_report(int exit_code) {
     if (R.finishing.exchange(true)) {
         for (;;) pause();  // another thread is finalising; it ends the process (process_exit)
     }
+    // the event log up to the fault, before the report (which says why when there is none): outside a signal
+    // handler, nothing here can wait on a lock the report would not
+    if (events_stop_cores() && !write_events(R.cfg.events_path, code))
+        g_events_skipped = "the emulator could not write the file '" + R.cfg.events_path + "'";
     write_report(code);
     std::fflush(stdout);
     std::fflush(stderr);

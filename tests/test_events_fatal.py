@@ -1,0 +1,51 @@
+"""wb.run(..., trace=True) of a kernel that ends in a fatal record: the result carries the event log up to the fault
+(docs/emulator.md#event-log), and the annotated source and the access map read it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import workbench as wb
+from workbench.running.access import result_access_map
+from workbench.running.events import KernelEvents
+
+CASE = wb.Case("cast", ("float32", "float16"), (1003,))  # 8 cores of 32-element blocks
+
+
+@pytest.mark.slow  # builds an edited Cast kernel of its own
+def test_a_run_that_faults_keeps_its_event_log_up_to_the_fault(tmp_path: Path) -> None:
+    copy = wb.copy_kernel(CASE, tmp_path / "asserting.cpp")
+    source = copy.read_text()
+    planted = source.replace(
+        "    op.Process();\n}", "    op.Process();\n    ASSERT(GetBlockIdx() != 1);  // planted\n}"
+    )
+    assert planted != source
+    copy.write_text(planted)
+    faulted = wb.run(CASE, kernel=copy, trace=True)
+    assert faulted.verdict == "KERNEL FAULT" and [d.kind for d in faulted.diagnostics if d.severity == "fatal"] == [
+        "KERNEL_ABORT"
+    ]
+    ev = faulted.events
+    assert ev is not None and faulted.events_missing == ""
+    assert (ev.fatal, ev.fault, ev.fault_core, ev.exit_code) == (True, "KERNEL_ABORT", 1, faulted.exit_code)
+    # core 1 made every call of the shipped kernel's core 1 (the ASSERT follows them), at the same lines
+    whole = wb.run(CASE, trace=True).events
+    assert whole is not None and not whole.fatal
+
+    def calls(events: KernelEvents, core: int) -> list[tuple[str, int]]:
+        c = events.calls[events.calls["core"] == core]
+        return list(zip(c["api"], c["line"], strict=True))
+
+    assert calls(ev, 1) == calls(whole, 1) and len(calls(ev, 1)) > 3
+    assert {Path(f).name for f in ev.calls["file"]} == {"asserting.cpp"}
+    # the views read the partial log
+    amap = result_access_map(faulted)
+    assert 1 in set(amap.ranges["core"])
+    annotated = wb.annotate_source(faulted)
+    assert annotated.traced and "fatal record (KERNEL_ABORT on core 1)" in annotated.note
+    lines = {line.number: line for line in annotated.files[0].lines}
+    assert lines[calls(ev, 1)[-1][1]].api_counts
+    planted_at = planted.splitlines().index("    ASSERT(GetBlockIdx() != 1);  // planted") + 1
+    assert [d.kind for d in lines[planted_at].diagnostics] == ["KERNEL_ABORT"]
