@@ -40,6 +40,8 @@ inline uint64_t g_event_block = 0;
 // "events_skipped".
 inline std::atomic<bool> g_events_stop{false};
 inline std::string g_events_skipped;
+// Set by the driver with g_events: the fatal path fences every core thread with membarrier (events_impl.h, EvHold).
+inline bool g_events_membarrier = false;
 
 enum class EvKind : uint8_t {
     Call,      // any other API call (scalar Get/SetValue on UB, mask set-up, ...)
@@ -150,5 +152,7 @@ ASCEMU_DECL bool write_events(const std::string& path, int exit_code);
 // The fatal path, before its report: stops every core at its next hook and waits for those inside one to leave it.
 // False (and g_events_skipped says why): no log is on, or one could not be stopped, and the log is not written.
 ASCEMU_DECL bool events_stop_cores();
+// Whether the system has membarrier's fence on every thread of a process (g_events_membarrier).
+ASCEMU_DECL bool ev_membarrier_available();
 
 }  // namespace ascemu

@@ -325,6 +325,7 @@ ASCEMU_DECL int run_launch_file(const std::string& launch_path, const Overrides&
     C.dcache = str("dcache", "");
     C.events_path = resolve(base_dir, str("events_path", ""));
     g_events = !C.events_path.empty();
+    g_events_membarrier = g_events && ev_membarrier_available();
     g_event_count = 0;
     g_events_truncated = false;
     const double max_events = num("max_events", (double)kMaxEvents);

@@ -3,22 +3,44 @@
 // ascemu/runtime.h when ASCEMU_WITH_IMPL, else compiled once in kernels/emu/runtime/ascemu_runtime.cpp.
 #pragma once
 
+#include <linux/membarrier.h>
 #include <sched.h>
+#include <sys/syscall.h>
 
 #include <cstdio>
 #include <unordered_map>
 
 namespace ascemu {
 
+ASCEMU_DECL bool ev_membarrier_available() {
+    const long cmds = ::syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    return cmds > 0 && (cmds & (MEMBARRIER_CMD_PRIVATE_EXPEDITED | MEMBARRIER_CMD_GLOBAL)) != 0;
+}
+
+// The fatal path's fence on every thread of the process at once.  Registering for the expedited command costs tens
+// of milliseconds the first time, paid here rather than by every traced launch; the global command needs none.
+inline bool ev_fence_every_thread() {
+    if (::syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
+        ::syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+        return true;
+    return ::syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0;
+}
+
 // A hook's hold on its core's log.  Once the fatal path has set g_events_stop, a core parks at its next hook (the
 // process ends while it waits there); the fatal path waits for the cores already inside one to leave it (events_busy).
-// Both sides store, then load the other's flag (sequentially consistent): one of them sees the other.
+// Each side stores its flag, fences, then loads the other's: one of them sees the other.  The hooks' fence is only
+// the compiler's when the fatal path's membarrier fences every core thread for them (an asymmetric Dekker: a hook
+// costs no locked instruction), else a full one.
 struct EvHold {
     Core* c;
     explicit EvHold(Core* core) : c(core) {
         if (!c) return;
-        c->events_busy.store(true);
-        if (g_events_stop.load()) [[unlikely]] {
+        c->events_busy.store(true, std::memory_order_relaxed);
+        if (g_events_membarrier)
+            std::atomic_signal_fence(std::memory_order_seq_cst);
+        else
+            std::atomic_thread_fence(std::memory_order_seq_cst);
+        if (g_events_stop.load(std::memory_order_relaxed)) [[unlikely]] {
             c->events_busy.store(false);
             for (;;) pause();
         }
@@ -198,6 +220,10 @@ ASCEMU_DECL bool events_stop_cores() {
     if (!g_events) return false;
     Runtime& R = rt();
     g_events_stop.store(true);
+    if (g_events_membarrier && !ev_fence_every_thread()) {
+        g_events_skipped = "the system refused the memory barrier that makes the cores' logs safe to read";
+        return false;
+    }
     // the cores inside a hook leave it within microseconds; a thread the machine does not schedule for this long
     // (or one stuck inside a hook) leaves its log in an unknown state, and then none is written
     constexpr auto kWait = std::chrono::seconds(2);
