@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -49,3 +50,19 @@ def test_a_run_that_faults_keeps_its_event_log_up_to_the_fault(tmp_path: Path) -
     assert lines[calls(ev, 1)[-1][1]].api_counts
     planted_at = planted.splitlines().index("    ASSERT(GetBlockIdx() != 1);  // planted") + 1
     assert [d.kind for d in lines[planted_at].diagnostics] == ["KERNEL_ABORT"]
+
+
+def test_the_views_say_why_a_fatal_run_has_no_log(capsys: pytest.CaptureFixture[str]) -> None:
+    """A traced run whose fatal launch left no log: the --trace flag, the access map and the annotated source's note
+    each give the reason (Result.events_missing), never a bare 'no log'."""
+    from workbench.core.errors import InvalidInput
+    from workbench.running.annotated import _note
+    from workbench.view.cli import _write_trace
+
+    why = "the launch ended in a fatal record and wrote no event log: core 3 was still recording an event"
+    run = SimpleNamespace(events=None, events_missing=why, case=SimpleNamespace(label=lambda: "cast"))
+    _write_trace(run, "trace.json")
+    assert f"no event log ({why})" in capsys.readouterr().err
+    with pytest.raises(InvalidInput, match="core 3 was still recording"):
+        result_access_map(run)  # type: ignore[arg-type]
+    assert _note(run) == f"No event log: {why}"  # type: ignore[arg-type]
