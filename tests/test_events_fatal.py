@@ -66,3 +66,16 @@ def test_the_views_say_why_a_fatal_run_has_no_log(capsys: pytest.CaptureFixture[
     with pytest.raises(InvalidInput, match="core 3 was still recording"):
         result_access_map(run)  # type: ignore[arg-type]
     assert _note(run) == f"No event log: {why}"  # type: ignore[arg-type]
+
+
+def test_the_app_access_panel_shows_why_there_is_no_log() -> None:
+    pytest.importorskip("ipywidgets")
+    from workbench.view.ui.access_panel import AccessPanel
+
+    panel = AccessPanel(lambda core, tile: None)
+    why = "the launch ended in a fatal record and wrote no event log: core 3 was still recording an event"
+    panel.update(SimpleNamespace(events=None, events_missing=why))  # type: ignore[arg-type]
+    assert panel.widget.layout.display == "" and why in panel.note.value and panel.map is None
+    assert panel.chart.layout.display == panel.controls.layout.display == "none"
+    panel.update(SimpleNamespace(events=None, events_missing=""))  # type: ignore[arg-type]  # trace off: hidden
+    assert panel.widget.layout.display == "none"
