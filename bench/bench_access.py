@@ -36,6 +36,7 @@ Run: python bench/bench_access.py [--runs 3] [--screenshots DIR] [--timeout 120]
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -57,6 +58,7 @@ REFERENCE, LARGE, WARM = 100_003, 16_000_000, 1_000
 RANGES = ".wb-access-chart path[aria-label*='direction:']"  # as tests/test_browser_access_map.py
 PASSED = "PASS in"
 ARROWS = 3
+PANELS = ("summary", "precision", "timings", "ab", "analysis", "source", "access")  # updated in this order after Run
 
 # The page side: `arm` starts watching before an action, `done` resolves with each check's seconds from the action
 # (None: not seen within the timeout).
@@ -137,6 +139,7 @@ class Expected:
     clicked: int  # the core clicked on in the tiling panel
     ranges: tuple[tuple[int, int, int], ...]  # each range's (first step, core, tile)
     title: str  # the first tensor's chart title: only this case's chart has it
+    kernel: dict[str, float]  # kernel-side seconds of each panel's update after a run and of each access map redraw
 
     def drawn(self, step: int | None = None, core: int | None = None, tile: int | None = None) -> dict[str, Any]:
         """The page check: how many ranges the chart at `step` (None: the last) draws and, with `core` (and
@@ -149,16 +152,38 @@ class Expected:
 
 
 def expected(elements: int) -> Expected:
-    import workbench as wb
+    """The case run in this process, through the app's own widgets (no browser): what its chart must draw, and the
+    kernel-side seconds of the app's part of each step (each panel's update after a run, the access panel's redraw
+    after a pick or a step), the second of two runs of each."""
     from workbench.running.access import result_access_map
     from workbench.view.render.access_map import access_map_chart
+    from workbench.view.ui import Workbench
 
-    result = wb.run(wb.Case("cast", ("float32", "float16"), (elements,)), trace=True)
-    amap = result_access_map(result)
+    app = Workbench(op="cast")
+    app.load_panels()
+    app.controls["shape"].value = str(elements)
+    app.controls["trace"].value = True
+    kernel: dict[str, float] = {}
+    for name in PANELS:
+        panel = getattr(app, name)
+        panel.update = functools.partial(_timed_update, panel.update, name, kernel)
+    for _ in range(2):
+        app.run()
+    assert app.result is not None and app.result.verdict == "PASS", app.status.value
+    amap = result_access_map(app.result)
     r = amap.ranges
     cores = sorted(set(r["core"].tolist()))
     core, clicked = cores[-1], cores[len(cores) // 2]
     tiles = sorted(set(r.loc[(r["core"] == core) & (r["tile"] >= 0), "tile"].tolist()))
+    tile = tiles[-1] if tiles else None
+    for what, act in (
+        ("core picked", lambda: app.access.select(core, None)),
+        ("tile picked", lambda: app.access.select(core, tile)),
+        ("step moved", lambda: setattr(app.access.step, "value", app.access.step.value - 1)),
+    ):
+        t0 = time.perf_counter()
+        act()
+        kernel[what] = time.perf_counter() - t0
     spec = json.dumps(access_map_chart(amap, step=amap.steps - 1, slider=False).to_dict())
     return Expected(
         elements=elements,
@@ -167,11 +192,18 @@ def expected(elements: int) -> Expected:
         steps=amap.steps,
         spec_bytes=len(spec),
         core=core,
-        tile=tiles[-1] if tiles else -1,
+        tile=-1 if tile is None else tile,
         clicked=clicked,
         ranges=tuple(zip(r["step"].tolist(), r["core"].tolist(), r["tile"].tolist(), strict=True)),
         title=f"{amap.tensors['tensor'][0]} ({amap.tensors['role'][0]}, {int(amap.tensors['bytes'][0]):,} B)",
+        kernel=kernel,
     )
+
+
+def _timed_update(update: Any, name: str, into: dict[str, float], result: Any) -> None:
+    t0 = time.perf_counter()
+    update(result)
+    into[f"{name} panel update"] = time.perf_counter() - t0
 
 
 def timed(page: Any, event: str, checks: list[tuple[str, str, Any]], action: Any, timeout: float) -> dict[str, Any]:
@@ -262,7 +294,10 @@ def case(page: Any, e: Expected, timeout: float, shots: Path | None) -> dict[str
 
     bar = page.locator(f".wb-cores-chart path[aria-label*='core: {e.clicked};']").first
     bar.scroll_into_view_if_needed()
-    checks = [("follows", "core", str(e.clicked)), ("lit", "drawn", e.drawn(last - ARROWS, e.clicked))]
+    clicks: list[tuple[str, str, Any]] = [
+        ("follows", "core", str(e.clicked)),
+        ("lit", "drawn", e.drawn(last - ARROWS, e.clicked)),
+    ]
     got = timed(page, "click", checks, bar.click, timeout)
     out["tiling panel core click -> dropdown follows"] = got["follows"]
     out["tiling panel core click -> its ranges lit"] = got["lit"]
@@ -365,18 +400,21 @@ def main() -> None:
             else "     -"
         )
         print(f"{name:52} {fmt(a):>22} {fmt(b):>22} {ratio}")
-        if "kernel side" not in name and "Run -> 'PASS'" not in name and "Run -> chart" not in name:
+        if name.startswith(("core", "tile", "step", "tiling")) or name.endswith("'PASS' line -> chart drawn"):
             worst[name] = statistics.median(sb) if len(sb) == len(b) else None
+    small, large = cases
+    print("\nkernel side (this process, the app's widgets without a browser; the second run of each case)")
+    for name in large.kernel:
+        ka, kb = small.kernel.get(name), large.kernel[name]
+        ratio = f"{kb / ka:6.1f}" if ka else "     -"
+        print(f"{name:52} {'-' if ka is None else f'{ka:6.2f} s':>22} {kb:20.2f} s {ratio}")
+    print(f"\nbudget: each step's result on screen within {BUDGET_S:.0f} s at {LARGE:,} elements (median), as a")
+    print("control that does not feel stuck; the run itself (the emulator's time) is not the chart's and is left out")
+    for name, value in worst.items():
+        seen = "not seen" if value is None else f"{value:.2f} s"
+        print(f"  {name:52} {seen:>8}  {'met' if value is not None and value <= BUDGET_S else 'NOT met'}")
     over = [k for k, v in worst.items() if v is None or v > BUDGET_S]
-    print(
-        f"\nbudget: every interaction and the chart after the verdict on screen within {BUDGET_S:.0f} s at "
-        f"{LARGE:,} elements (median): "
-        + (
-            "met"
-            if not over
-            else "NOT met: " + "; ".join(f"{k} ({'unseen' if worst[k] is None else f'{worst[k]:.2f} s'})" for k in over)
-        )
-    )
+    print(f"verdict: {'met' if not over else 'NOT met'} ({len(worst) - len(over)} of {len(worst)} steps within budget)")
     if args.screenshots:
         print(f"screenshots: {args.screenshots}")
 
