@@ -298,7 +298,7 @@ def case(page: Any, e: Expected, timeout: float, shots: Path | None) -> dict[str
         ("follows", "core", str(e.clicked)),
         ("lit", "drawn", e.drawn(last - ARROWS, e.clicked)),
     ]
-    got = timed(page, "click", checks, bar.click, timeout)
+    got = timed(page, "click", clicks, bar.click, timeout)
     out["tiling panel core click -> dropdown follows"] = got["follows"]
     out["tiling panel core click -> its ranges lit"] = got["lit"]
     shot(page, shots, e, "5-clicked")
