@@ -7,7 +7,8 @@ and round, on the reference: the same Cast of 100,003 elements (tests/test_brows
 
 1. Run with trace on -> the access map drawn, split into the run itself (Run clicked -> the progress line says
    "PASS in X s") and the rest (that line -> the chart drawn: the access map's frames, every other panel's update,
-   the spec over the websocket, vega drawing it);
+   the spec over the websocket, vega drawing it; the precision panel's heatmap, updated before the access map, is
+   timed too, to show where that time goes);
 2. a core picked in the core dropdown -> its ranges lit, the others faded;
 3. a tile picked in the tile dropdown -> that tile's ranges lit;
 4. the step slider: Home, End, then three Left arrow keys -> the chart redrawn at that step;
@@ -79,7 +80,7 @@ window.__wbBench = (() => {
   let pending = null;
   const arm = ([what, checks, timeoutS]) => {
     const [event, key] = what.split(':');  // 'keydown:Enter': that key's down only
-    document.querySelectorAll('.wb-access-chart svg.marks').forEach(s => { s.__wbOld = true; });
+    document.querySelectorAll('svg.marks').forEach(s => { s.__wbOld = true; });
     const state = {t0: null, running: false, marks: {}};
     const passed = () => {
       const t = text('.wb-progress');
@@ -90,6 +91,7 @@ window.__wbBench = (() => {
       passed: () => passed(),
       drawn: want => drawn(want),
       core: want => document.querySelector('.wb-access-core select')?.selectedOptions[0]?.text === want,
+      fresh: css => { const s = document.querySelector(`${css} svg.marks`); return !!s && !s.__wbOld; },
     };
     pending = new Promise(resolve => {
       let finished = false;
@@ -154,20 +156,20 @@ class Expected:
 def expected(elements: int) -> Expected:
     """The case run in this process, through the app's own widgets (no browser): what its chart must draw, and the
     kernel-side seconds of the app's part of each step (each panel's update after a run, the access panel's redraw
-    after a pick or a step), the second of two runs of each."""
+    after a pick or a step), after a warm-up run of WARM elements as in the page."""
     from workbench.running.access import result_access_map
     from workbench.view.render.access_map import access_map_chart
     from workbench.view.ui import Workbench
 
     app = Workbench(op="cast")
     app.load_panels()
-    app.controls["shape"].value = str(elements)
     app.controls["trace"].value = True
     kernel: dict[str, float] = {}
     for name in PANELS:
         panel = getattr(app, name)
         panel.update = functools.partial(_timed_update, panel.update, name, kernel)
-    for _ in range(2):
+    for shape in (WARM, elements):  # as the page: a small run first, then this case's first
+        app.controls["shape"].value = str(shape)
         app.run()
     assert app.result is not None and app.result.verdict == "PASS", app.status.value
     amap = result_access_map(app.result)
@@ -226,11 +228,17 @@ def case(page: Any, e: Expected, timeout: float, shots: Path | None) -> dict[str
         timeout=PAGE_S * 1000,
     )
     page.wait_for_function("() => !document.querySelector('.wb-run').disabled", timeout=PAGE_S * 1000)
-    checks = [("passed", "passed", None), ("drawn", "drawn", e.drawn())]
+    checks = [("passed", "passed", None), ("drawn", "drawn", e.drawn()), ("heatmap", "fresh", ".wb-heatmap")]
     got = timed(page, "click", checks, lambda: page.locator(".wb-run").click(), timeout)
     out["run: Run -> 'PASS' line"] = got["passed"]
+    out["run: 'PASS' line -> precision heatmap drawn"] = (
+        None if None in (got["passed"], got["heatmap"]) else got["heatmap"] - got["passed"]
+    )
     out["run: 'PASS' line -> chart drawn"] = (
         None if None in (got["passed"], got["drawn"]) else got["drawn"] - got["passed"]
+    )
+    out["run: heatmap drawn -> chart drawn (the map's own part)"] = (
+        None if None in (got["heatmap"], got["drawn"]) else got["drawn"] - got["heatmap"]
     )
     out["run: Run -> chart drawn"] = got["drawn"]
     said = got["progress"].split(PASSED)[-1].split("s")[0].strip()
@@ -400,10 +408,10 @@ def main() -> None:
             else "     -"
         )
         print(f"{name:52} {fmt(a):>22} {fmt(b):>22} {ratio}")
-        if name.startswith(("core", "tile", "step", "tiling")) or name.endswith("'PASS' line -> chart drawn"):
+        if name.startswith(("core", "tile", "step", "tiling", "run: 'PASS' line -> chart", "run: heatmap")):
             worst[name] = statistics.median(sb) if len(sb) == len(b) else None
     small, large = cases
-    print("\nkernel side (this process, the app's widgets without a browser; the second run of each case)")
+    print("\nkernel side (this process, the app's widgets without a browser, after a warm-up run as the page's)")
     for name in large.kernel:
         ka, kb = small.kernel.get(name), large.kernel[name]
         ratio = f"{kb / ka:6.1f}" if ka else "     -"

@@ -87,6 +87,25 @@ def test_the_chart_spec_links_core_tile_and_step(cast_run: wb.Result) -> None:
         wb.access_map(wb.run(CAST))
 
 
+def test_each_tensor_outlines_its_ranges_in_its_own_direction_colour(cast_run: wb.Result) -> None:
+    """Drawn (vl-convert, as "save charts"): a write is filled and outlined in the write colour, a read in the read
+    colour. With the stroke scale shared across the tensors' views, the output's writes were outlined in the input's
+    read blue, which is all one sees of a 16M-element run's thin ranges."""
+    import re
+
+    import vl_convert as vlc
+
+    svg = vlc.vegalite_to_svg(access_map_chart(result_access_map(cast_run), slider=False).to_dict())
+    drawn = set()
+    for path in re.finditer(r"<path([^>]*)>", svg):
+        attrs = path.group(1)
+        direction = re.search(r'aria-label="[^"]*direction: (\w+)', attrs)
+        if direction:
+            fill, stroke = (re.search(rf'{a}="([^"]+)"', attrs) for a in ("fill", "stroke"))
+            drawn.add((direction.group(1), fill and fill.group(1), stroke and stroke.group(1)))
+    assert drawn == {(d, DIRECTION_COLORS[d], DIRECTION_COLORS[d]) for d in ("read", "write")}
+
+
 def test_a_race_between_two_cores_shows_as_an_overlap() -> None:
     kernel = emu.load(RACE, entry="events_kernel", platform="Ascend310P3")
     x = np.arange(512, dtype=np.float32)

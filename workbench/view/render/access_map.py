@@ -72,7 +72,7 @@ def access_map_chart(
         chart = chart.add_params(alt.param(name=STEP, value=at, bind=bind))
     if amap.truncation:  # a partial log must never look like the whole run
         chart = chart.properties(title=alt.Title(amap.truncation, color=WARN_COLOR, anchor="start"))
-    return chart.resolve_scale(color="independent")
+    return chart.resolve_scale(color="independent", stroke="independent")  # each tensor its own directions
 
 
 def _tensor_chart(rows: Any, t: Any, cores: list[int], width: int, pick: Any, pick_core: Any, shown: str) -> Any:
