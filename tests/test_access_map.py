@@ -104,6 +104,8 @@ def test_each_tensor_outlines_its_ranges_in_its_own_direction_colour(cast_run: w
             fill, stroke = (re.search(rf'{a}="([^"]+)"', attrs) for a in ("fill", "stroke"))
             drawn.add((direction.group(1), fill and fill.group(1), stroke and stroke.group(1)))
     assert drawn == {(d, DIRECTION_COLORS[d], DIRECTION_COLORS[d]) for d in ("read", "write")}
+    titles = re.findall(r"role-legend-title[^>]*>.*?<text[^>]*>([^<]*)<", svg, re.DOTALL)
+    assert titles == ["access", "access", "queue"]  # one legend of fill and outline per tensor, then UB's queues
 
 
 def test_a_race_between_two_cores_shows_as_an_overlap() -> None:

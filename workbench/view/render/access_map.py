@@ -105,7 +105,9 @@ def _tensor_chart(rows: Any, t: Any, cores: list[int], width: int, pick: Any, pi
                 scale=alt.Scale(domain=directions, range=colors),
                 title="access",
             ),
-            stroke=_enc(alt.Stroke, "direction:N", scale=alt.Scale(domain=directions, range=colors), legend=None),
+            stroke=_enc(  # as the colour, legend included: vega-lite then draws one legend of both
+                alt.Stroke, "direction:N", scale=alt.Scale(domain=directions, range=colors), title="access"
+            ),
             opacity=alt.condition(pick, alt.value(1.0), alt.value(0.25)),
             tooltip=[*tips, time_tip],
         )
