@@ -5,6 +5,9 @@
   build:  cold build of one kernel variant < 10 s; a cached build found in < 50 ms
   trace:  the cost of seeing (issue 22): the emulated run with trace=False within 1.03x of the same launch on another
           checkout (--baseline DIR, e.g. main's), and with trace=True (the event log) within 2x of trace=False
+  instructions: the same trace=False comparison in instructions executed (valgrind callgrind, smaller cases), which
+          a shared machine's noise and two builds' code layout do not move (wall-time ratios of identical hot paths
+          spread by +-10 % there)
 
 "Emulated run time" (the gated ratio) is the emulator process's part of a launch, from the request to its
 report: setting up GM, running the kernel on every core and writing the report. Launches after the first
@@ -14,7 +17,7 @@ sees it (arrays copied into shared memory and back as well) and the kernel alone
 The trace ratios compare the best of --repeat launches per round, over --rounds rounds that alternate the variants (a
 shared machine slows single launches; the best one is the least disturbed). The baseline's launches run in a child
 Python with PYTHONPATH=DIR, so they use that checkout's emulator headers and builds.
-Run: python bench/bench_emu.py [--repeat 3] [--baseline /work/main] [--only trace]
+Run: python bench/bench_emu.py [--repeat 3] [--baseline /work/main] [--only trace|instructions]
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -137,6 +141,66 @@ def _off_vs_baseline(baseline: Path, case: wb.Case, dist: str | None, repeat: in
     ), here_run / base_run
 
 
+# One launch with trace=False under valgrind's callgrind in a child of `checkout`: the instructions the emulator process
+# executed (deterministic, unlike wall time on a shared machine, where builds of two checkouts also differ in code
+# layout by several per cent either way).
+_COUNT = """
+import glob, json, os, sys, tempfile
+os.environ["ASCEMU_REUSE_PROCESS"] = "0"  # one fresh process per launch, so callgrind sees all of it
+import workbench as wb
+from workbench.running.emu import launch as child
+op, dtypes, shape, attrs, dist = json.loads(sys.argv[1])
+case = wb.Case(op, tuple(dtypes), tuple(shape), attrs=attrs)
+wb.run(case, distribution=dist)  # built, outside the count
+out = os.path.join(tempfile.mkdtemp(), "callgrind.out")
+spawn = child._spawn
+child._spawn = lambda cmd, t: spawn(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}.%p", *cmd], t * 200)
+wb.run(case, distribution=dist)
+lines = [ln for f in glob.glob(out + ".*") for ln in open(f) if ln.startswith(("summary:", "totals:"))]
+print(json.dumps([max(int(ln.split()[1]) for ln in lines), wb.__file__]))
+"""
+COUNTED = [  # smaller than CASES: callgrind runs the emulator about 50x slower
+    ("cast f32->f16 1M", wb.Case("cast", ("float32", "float16"), (1 << 20,)), None),
+    ("sce fp32 [512,1000]", wb.Case("softmax_cross_entropy_with_logits", "float32", (512, 1000)), None),
+    (
+        "edg fp32 [4096,512] nW 2048",
+        wb.Case("embedding_dense_grad", "float32", (4096, 512), attrs={"num_weights": 2048}),
+        None,
+    ),
+]
+
+
+def _instructions(checkout: Path, case: wb.Case, dist: str | None) -> int:
+    spec = [case.op, list(case.dtypes), list(case.shape), dict(case.attrs), dist]
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    out = subprocess.run(
+        [sys.executable, "-c", _COUNT, json.dumps(spec)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tempfile.gettempdir(),
+    )
+    count, imported = json.loads(out.stdout.strip().splitlines()[-1])
+    if not Path(imported).resolve().is_relative_to(checkout.resolve()):
+        raise SystemExit(f"the child for {checkout} imported {imported}: not a checkout to compare")
+    return int(count)
+
+
+def bench_instructions(baseline: Path | None) -> bool:
+    """trace=False here vs the baseline checkout in instructions executed (<= 1.03): the hooks' cost when off."""
+    if baseline is None or shutil.which("valgrind") is None:
+        print("instructions with trace off: needs --baseline DIR and valgrind (apt-get install valgrind)")
+        return False
+    print(f"instructions the emulator executes for one launch, trace off, vs {baseline} (target <= 1.03; callgrind)")
+    ok = True
+    for label, case, dist in COUNTED:
+        here, base = _instructions(HERE, case, dist), _instructions(baseline, case, dist)
+        ok &= here / base <= 1.03
+        print(f"  {here:>13,} vs {base:>13,} instructions, ratio {here / base:6.4f}  {label}")
+    return ok
+
+
 def bench_trace(repeat: int, rounds: int, baseline: Path | None) -> bool:
     """trace=False vs the baseline checkout (<= 1.03) and trace=True vs trace=False (<= 2) per case."""
     ok = True
@@ -171,12 +235,15 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=5, help="rounds of the trace-cost comparison (default 5)")
     ap.add_argument("--baseline", type=Path, default=None, help="a checkout to compare trace=False with (main's)")
-    ap.add_argument("--only", choices=("build", "runs", "trace"), default=None, help="run one part only")
+    ap.add_argument(
+        "--only", choices=("build", "runs", "trace", "instructions"), default=None, help="run one part only"
+    )
     args = ap.parse_args()
     parts = {
         "build": bench_build,
         "runs": lambda: bench_runs(args.repeat),
         "trace": lambda: bench_trace(args.repeat, args.rounds, args.baseline),
+        "instructions": lambda: bench_instructions(args.baseline),
     }
     results = [part() for name, part in parts.items() if args.only in (None, name)]  # every part runs
     ok = all(results)
