@@ -219,15 +219,26 @@ def _end(c: PipeTimes) -> float:
     return c.start_s + c.core_s
 
 
-def _schedule(cores: Sequence[PipeTimes], physical: int) -> list[PipeTimes]:
-    """Blocks beyond the physical cores start, in order, on the first core to free up."""
-    free = [0.0] * max(1, min(physical, len(cores)))
-    out = []
-    for c in cores:
+def block_starts(core_s: Sequence[float], physical: int) -> list[float]:
+    """When each block starts, given each block's own time: blocks beyond the physical cores start, in order, on the
+    first core to free up."""
+    free = [0.0] * max(1, min(physical, len(core_s)))
+    starts = []
+    for seconds in core_s:
         start = heapq.heappop(free)
-        heapq.heappush(free, start + c.core_s)
-        out.append(replace(c, start_s=start))
-    return out
+        heapq.heappush(free, start + seconds)
+        starts.append(start)
+    return starts
+
+
+def core_rate(p: ModelParams, moving: int, physical: int) -> float:
+    """One core's GM rate: the chip's bandwidth shared by the cores that move GM (at most the physical ones)."""
+    return min(p.mte_rate, p.bandwidth * p.eta / (min(moving, physical) or 1))
+
+
+def _schedule(cores: Sequence[PipeTimes], physical: int) -> list[PipeTimes]:
+    starts = block_starts([c.core_s for c in cores], physical)
+    return [replace(c, start_s=start) for c, start in zip(cores, starts, strict=True)]
 
 
 def predict(trace: Mapping[str, Any], platform: Platform | str, params: ModelParams | None = None) -> Prediction:
@@ -236,8 +247,7 @@ def predict(trace: Mapping[str, Any], platform: Platform | str, params: ModelPar
     p = params or params_for(plat)
     raw = _cores_of(trace)
     gm = [_n(c.get("mte2"), "bytes") + _n(c.get("mte3"), "bytes") for c in raw]
-    active = min(sum(1 for b in gm if b > 0), plat.core_num) or 1
-    rate = min(p.mte_rate, p.bandwidth * p.eta / active)  # the chip's bandwidth is shared by the busy cores
+    rate = core_rate(p, sum(1 for b in gm if b > 0), plat.core_num)
     cores = tuple(_schedule([_pipe_times(i, c, p, rate) for i, c in enumerate(raw)], plat.core_num))
     slow = max(cores, key=_end, default=None)
     busy = slow.busy if slow else {}

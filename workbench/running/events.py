@@ -14,7 +14,6 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from heapq import heappop, heappush
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +22,8 @@ import numpy as np
 from ..core._files import atomic_write
 from ..core.errors import InvalidInput
 from ..core.platform import get_platform
-from ..judge.perfmodel import ModelParams, params_for
+from ..judge.perfmodel import ModelParams, block_starts, core_rate, params_for
+from ..planning.memory import MAX_EVENTS  # ascemu's kMaxEvents: a launch's largest event cap, and its default
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (`import workbench` stays light)
     import pandas as pd
@@ -49,7 +49,6 @@ EVENT_DTYPE = np.dtype(
     ]
 )
 MAGIC = b"ASCEVT1\0"
-MAX_EVENTS = 8 << 20  # ascemu's kMaxEvents (events.h): a launch's largest event cap, and its default
 VERSION = 2  # 2: the trailer says whether the launch ended in a fatal record
 _HEADER = 8 + 4 + 4 + 8
 
@@ -286,13 +285,9 @@ class KernelEvents:
         order = np.lexsort((r["seq"], r["core"]))
         for core, idx in _groups(r["core"][order], order):
             core_ends[core] = _schedule_core(r, idx, dur, start, kinds)
-        # blocks beyond the physical cores: a block starts on the first core to free up (perfmodel._schedule)
-        free = [0.0] * max(1, min(get_platform(self.platform).core_num, len(core_ends)))
-        offset = {}
-        for core in sorted(core_ends):
-            t = heappop(free)
-            offset[core] = t
-            heappush(free, t + core_ends[core])
+        cores = sorted(core_ends)  # blocks beyond the physical cores start when one frees up, as the model has it
+        starts = block_starts([core_ends[c] for c in cores], get_platform(self.platform).core_num)
+        offset = dict(zip(cores, starts, strict=True))
         start += np.array([offset.get(int(c), 0.0) for c in r["core"]]) if len(r) else 0.0
         return start, dur
 
@@ -300,8 +295,7 @@ class KernelEvents:
         """One core's GM rate, as perfmodel.predict sets it: the chip's bandwidth shared by the cores that move GM."""
         r = self.records
         moving = np.unique(r["core"][(r["bytes"] > 0) & np.isin(r["pipe"], (2, 3))])
-        active = min(len(moving), get_platform(self.platform).core_num) or 1
-        return min(p.mte_rate, p.bandwidth * p.eta / active)
+        return core_rate(p, len(moving), get_platform(self.platform).core_num)
 
 
 def _groups(keys: np.ndarray, order: np.ndarray) -> list[tuple[int, np.ndarray]]:
