@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.errors import InvalidInput
-from .events import KernelEvents
+from .events import KernelEvents, access_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -200,12 +200,7 @@ def _binned(acc: pd.DataFrame, width: int) -> pd.DataFrame:
     keys = ["tensor", "core", "direction", "tile"]
     if acc.empty:
         return pd.DataFrame(columns=[c for c in RANGE_COLUMNS if c != "role"])
-    n = acc["rows"].to_numpy().clip(1)
-    idx = np.repeat(np.arange(len(acc)), n)
-    k = np.arange(len(idx)) - np.repeat(np.cumsum(n) - n, n)
-    strided = n[idx] > 1
-    lo = acc["offset"].to_numpy()[idx] + np.where(strided, k * acc["pitch"].to_numpy()[idx], 0)
-    hi = lo + np.where(strided, acc["row_bytes"].to_numpy()[idx], acc["length"].to_numpy()[idx])
+    idx, k, lo, hi = access_rows(acc)
     f = pd.DataFrame({c: acc[c].to_numpy()[idx] for c in [*keys, "step", "start_us", "plan_core"]})
     f["lo"], f["hi"] = lo // width * width, -(-hi // width) * width
     f["bytes"], f["first"] = hi - lo, k == 0  # an access counts once, however many rows it has

@@ -206,12 +206,11 @@ class KernelEvents:
         g = self.gm_accesses
         if g.empty:
             return pd.DataFrame(columns=["core", "tensor", "direction", "lo", "hi", "accesses"])
-        n = g["rows"].to_numpy().clip(1) if rows else np.ones(len(g), np.int64)
-        idx = np.repeat(np.arange(len(g)), n)
-        k = np.arange(len(idx)) - np.repeat(np.cumsum(n) - n, n)  # the row within its access
-        lo = g["offset"].to_numpy()[idx] + (k * g["pitch"].to_numpy()[idx] if rows else 0)
-        length = np.where(n[idx] > 1, g["row_bytes"].to_numpy()[idx], g["length"].to_numpy()[idx]) if rows else None
-        hi = lo + (length if length is not None else g["length"].to_numpy()[idx])
+        if rows:
+            idx, _, lo, hi = access_rows(g)
+        else:
+            idx, lo = np.arange(len(g)), g["offset"].to_numpy()
+            hi = lo + g["length"].to_numpy()
         frame = pd.DataFrame(
             {
                 "core": g["core"].to_numpy()[idx],
@@ -296,6 +295,19 @@ class KernelEvents:
         r = self.records
         moving = np.unique(r["core"][(r["bytes"] > 0) & np.isin(r["pipe"], (2, 3))])
         return core_rate(p, len(moving), get_platform(self.platform).core_num)
+
+
+def access_rows(acc: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each row of the GM accesses `acc` (gm_accesses' columns) on its own: a strided copy's rows apart, any other
+    access whole. Returns (the access of each row, the row's index within it, lo, hi) in bytes from the tensor's
+    start."""
+    n = acc["rows"].to_numpy().clip(1)
+    idx = np.repeat(np.arange(len(acc)), n)
+    k = np.arange(len(idx)) - np.repeat(np.cumsum(n) - n, n)
+    strided = n[idx] > 1
+    lo = acc["offset"].to_numpy()[idx] + np.where(strided, k * acc["pitch"].to_numpy()[idx], 0)
+    hi = lo + np.where(strided, acc["row_bytes"].to_numpy()[idx], acc["length"].to_numpy()[idx])
+    return idx, k, lo, hi
 
 
 def _groups(keys: np.ndarray, order: np.ndarray) -> list[tuple[int, np.ndarray]]:
