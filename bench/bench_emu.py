@@ -33,6 +33,7 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import workbench as wb
 from workbench.core import resources
@@ -108,21 +109,28 @@ print(json.dumps([min(t["run_s"] for t in runs), min(t["kernel_s"] for t in runs
 HERE = Path(__file__).resolve().parents[1]
 
 
-def _child_best(checkout: Path, case: wb.Case, dist: str | None, repeat: int) -> tuple[float, float]:
-    spec = [case.op, list(case.dtypes), list(case.shape), dict(case.attrs), dist, repeat]
+def _in_child(checkout: Path, script: str, spec: list[Any]) -> list[Any]:
+    """Run `script` in a Python child importing `checkout`'s workbench; its last stdout line is a JSON list whose last
+    item is the workbench it imported (checked), and the rest is returned."""
     env = {**os.environ, "PYTHONPATH": str(checkout)}
     # from a folder of no checkout: `python -c` puts its working folder before PYTHONPATH on the module path
     out = subprocess.run(
-        [sys.executable, "-c", _CHILD, json.dumps(spec)],
+        [sys.executable, "-c", script, json.dumps(spec)],
         env=env,
         capture_output=True,
         text=True,
         check=True,
         cwd=tempfile.gettempdir(),
     )
-    run_s, kernel_s, imported = json.loads(out.stdout.strip().splitlines()[-1])
+    *values, imported = json.loads(out.stdout.strip().splitlines()[-1])
     if not Path(imported).resolve().is_relative_to(checkout.resolve()):
         raise SystemExit(f"the child for {checkout} imported {imported}: not a checkout to compare")
+    return values
+
+
+def _child_best(checkout: Path, case: wb.Case, dist: str | None, repeat: int) -> tuple[float, float]:
+    spec = [case.op, list(case.dtypes), list(case.shape), dict(case.attrs), dist, repeat]
+    run_s, kernel_s = _in_child(checkout, _CHILD, spec)
     return float(run_s), float(kernel_s)
 
 
@@ -171,19 +179,7 @@ COUNTED = [  # smaller than CASES: callgrind runs the emulator about 50x slower
 
 
 def _instructions(checkout: Path, case: wb.Case, dist: str | None) -> int:
-    spec = [case.op, list(case.dtypes), list(case.shape), dict(case.attrs), dist]
-    env = {**os.environ, "PYTHONPATH": str(checkout)}
-    out = subprocess.run(
-        [sys.executable, "-c", _COUNT, json.dumps(spec)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=tempfile.gettempdir(),
-    )
-    count, imported = json.loads(out.stdout.strip().splitlines()[-1])
-    if not Path(imported).resolve().is_relative_to(checkout.resolve()):
-        raise SystemExit(f"the child for {checkout} imported {imported}: not a checkout to compare")
+    (count,) = _in_child(checkout, _COUNT, [case.op, list(case.dtypes), list(case.shape), dict(case.attrs), dist])
     return int(count)
 
 
