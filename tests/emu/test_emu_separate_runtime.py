@@ -109,6 +109,7 @@ def _launch_shipped(binary: Path, launch: PreparedLaunch) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow  # about 70 s of builds; the default suite keeps this module's linking test, CI runs all of it
 @pytest.mark.parametrize(("label", "case", "dist"), SHIPPED, ids=[s[0] for s in SHIPPED])
 def test_shipped_kernels_run_the_same_in_both_modes(build_dir: Path, label: str, case: wb.Case, dist: str | None):
     launch = prepare(case, wb.plan(case), wb.make_inputs(case, seed=0, distribution=dist))
@@ -165,6 +166,7 @@ def _counts_masked(v: Any) -> Any:
     return 0 if isinstance(v, int) and not isinstance(v, bool) else v
 
 
+@pytest.mark.slow  # about 45 s of builds (see above)
 @pytest.mark.parametrize(
     ("source", "entry", "platform"),
     [(KERNEL_CONF, "conf_kernel", "ascend310p"), (KERNEL_FAULT, "fault_kernel", "ascend310p")],
